@@ -1,0 +1,117 @@
+import { InvalidArgumentError } from './errors.js';
+import { assertInteger, assertStep, assertThreadId, normalizeTimestamp } from './validation.js';
+
+/** The fields a `Checkpoint` is built from. */
+export interface CheckpointInit<S = unknown> {
+  /** The run's id: 1–512 characters, any Unicode except U+0000. */
+  thread: string;
+  /** Super-step number, 0 ≤ step ≤ 2^31 − 1. */
+  step: number;
+  /** The full state at this step. */
+  state: S;
+  /** The frontier: the nodes to run on resume. @default [] */
+  next?: readonly string[];
+  /** Suspended for a human. @default false */
+  interrupted?: boolean;
+  /** Which node interrupted. @default null */
+  interruptNode?: string | null;
+  /** What the human must resolve. @default null */
+  interruptPayload?: unknown;
+  /** ISO-8601 UTC time of the write; `put` stamps it when omitted or `''`. @default '' */
+  ts?: string;
+  /** Write count for this (thread, step), set by the backend; ignored by `put`. @default 0 */
+  revision?: number;
+}
+
+/**
+ * One persisted super-step of a run. Immutable: use `with()` for a changed copy.
+ * The instance and its `next` array are frozen; `state` is the caller's value and is not deep-frozen
+ * (backends store a serialized snapshot, so mutating it later never changes what is stored).
+ *
+ * @example
+ * const cp = new Checkpoint({ thread: 'order-42', step: 0, state: { n: 0 }, next: ['work'] });
+ * cp.done; // false
+ */
+export class Checkpoint<S = unknown> {
+  readonly thread: string;
+  readonly step: number;
+  readonly state: S;
+  readonly next: readonly string[];
+  readonly interrupted: boolean;
+  readonly interruptNode: string | null;
+  readonly interruptPayload: unknown;
+  readonly ts: string;
+  readonly revision: number;
+
+  constructor(init: CheckpointInit<S>) {
+    if (typeof init !== 'object' || init === null)
+      throw new InvalidArgumentError('Checkpoint needs an object of fields');
+    assertThreadId(init.thread);
+    assertStep(init.step);
+    const next = init.next ?? [];
+    if (!Array.isArray(next) || next.some((n) => typeof n !== 'string')) {
+      throw new InvalidArgumentError('next must be an array of node names (strings)');
+    }
+    const interrupted = init.interrupted ?? false;
+    if (typeof interrupted !== 'boolean') throw new InvalidArgumentError('interrupted must be a boolean');
+    const interruptNode = init.interruptNode ?? null;
+    if (interruptNode !== null && typeof interruptNode !== 'string') {
+      throw new InvalidArgumentError('interruptNode must be a string or null');
+    }
+    const revision = init.revision ?? 0;
+    assertInteger(revision, 'revision', 0, Number.MAX_SAFE_INTEGER);
+    let ts = init.ts ?? '';
+    if (typeof ts !== 'string') throw new InvalidArgumentError('ts must be an ISO-8601 string');
+    if (ts !== '') ts = normalizeTimestamp(ts, 'ts');
+
+    this.thread = init.thread;
+    this.step = init.step;
+    this.state = init.state;
+    this.next = Object.freeze([...next]);
+    this.interrupted = interrupted;
+    this.interruptNode = interruptNode;
+    this.interruptPayload = init.interruptPayload === undefined ? null : init.interruptPayload;
+    this.ts = ts;
+    this.revision = revision;
+    Object.freeze(this);
+  }
+
+  /** `true` exactly when `next` is empty and the checkpoint is not interrupted: the run finished. */
+  get done(): boolean {
+    return this.next.length === 0 && !this.interrupted;
+  }
+
+  /** A copy with some fields changed. */
+  with<T = S>(changes: Partial<CheckpointInit<T>>): Checkpoint<T> {
+    return new Checkpoint<T>({ ...(this.toInit() as unknown as CheckpointInit<T>), ...changes });
+  }
+
+  /** The plain fields, as the constructor takes them. */
+  toInit(): CheckpointInit<S> {
+    return {
+      thread: this.thread,
+      step: this.step,
+      state: this.state,
+      next: this.next,
+      interrupted: this.interrupted,
+      interruptNode: this.interruptNode,
+      interruptPayload: this.interruptPayload,
+      ts: this.ts,
+      revision: this.revision,
+    };
+  }
+
+  /** Plain JSON view (state as given; use a serializer for exact round trips). */
+  toJSON(): CheckpointInit<S> & { done: boolean } {
+    return { ...this.toInit(), done: this.done };
+  }
+}
+
+/** A thread's latest checkpoint, without its state. */
+export interface ThreadInfo {
+  thread: string;
+  latestStep: number;
+  interrupted: boolean;
+  done: boolean;
+  ts: string;
+}

@@ -1,0 +1,104 @@
+/** Every stable error code @flow uses. Match on `code`, never on `instanceof`: two copies of core in one app still agree. */
+export type FlowErrorCode =
+  | 'CHECKPOINT_CONFLICT'
+  | 'INVALID_ARGUMENT'
+  | 'SERIALIZATION'
+  | 'CORRUPT_CHECKPOINT'
+  | 'STORAGE'
+  | 'ALREADY_RESUMED'
+  | 'THREAD_NOT_FOUND'
+  | 'THREAD_BUSY'
+  | 'NO_CHECKPOINTER'
+  | 'STEP_LIMIT'
+  | 'INVALID_GRAPH'
+  | 'INVALID_UPDATE'
+  | 'NODE_FAILED';
+
+const FLOW_ERROR = Symbol.for('@flow/error');
+
+/** Base class of every error @flow throws. */
+export class FlowError extends Error {
+  readonly code: FlowErrorCode;
+
+  constructor(code: FlowErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+    Object.defineProperty(this, FLOW_ERROR, { value: true });
+  }
+}
+
+/**
+ * True when `error` is a @flow error (optionally of the given code), even when it comes from another copy of core.
+ * @example if (isFlowError(e, 'CHECKPOINT_CONFLICT')) retry();
+ */
+export function isFlowError<C extends FlowErrorCode>(
+  error: unknown,
+  code?: C,
+): error is FlowError & { code: C } {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; [FLOW_ERROR]?: unknown };
+  if (e[FLOW_ERROR] !== true && !(error instanceof FlowError)) return false;
+  return code === undefined || e.code === code;
+}
+
+/** `[flow:sqlite] ` — the prefix that says which backend spoke. */
+export function prefix(backend?: string): string {
+  return backend ? `[flow:${backend}] ` : '[flow] ';
+}
+
+/** A conditional put found another revision than it expected. Nothing was written. */
+export class CheckpointConflict extends FlowError {
+  readonly thread: string;
+  readonly step: number;
+  readonly expected: number;
+  /** The stored revision; `0` when nothing is stored. */
+  readonly actual: number;
+
+  constructor(args: { thread: string; step: number; expected: number; actual: number; backend?: string }) {
+    super(
+      'CHECKPOINT_CONFLICT',
+      `${prefix(args.backend)}conflict on thread ${JSON.stringify(args.thread)} step ${args.step}: ` +
+        `expected revision ${args.expected}, found ${args.actual}`,
+    );
+    this.thread = args.thread;
+    this.step = args.step;
+    this.expected = args.expected;
+    this.actual = args.actual;
+  }
+}
+
+/** An argument broke the contract (bad thread id, step, bound, option...). Nothing was changed. */
+export class InvalidArgumentError extends FlowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('INVALID_ARGUMENT', message, options);
+  }
+}
+
+/** A value could not be serialized (function, symbol, cycle...) or deserialized. Nothing was written. */
+export class SerializationError extends FlowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SERIALIZATION', message, options);
+  }
+}
+
+/** A stored checkpoint could not be read back. `location` names the file or key; other threads stay readable. */
+export class CorruptCheckpointError extends FlowError {
+  readonly location: string;
+
+  constructor(location: string, detail: string, options?: { cause?: unknown; backend?: string }) {
+    super(
+      'CORRUPT_CHECKPOINT',
+      `${prefix(options?.backend)}corrupt checkpoint at ${location}: ${detail}`,
+      options,
+    );
+    this.location = location;
+  }
+}
+
+/** The driver or the file system failed. `cause` holds the original error. */
+export class StorageError extends FlowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORAGE', message, options);
+  }
+}

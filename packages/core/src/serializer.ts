@@ -1,0 +1,213 @@
+import { SerializationError } from './errors.js';
+
+/**
+ * Turns values into text and back. Backends store the text; a custom serializer may be passed to any backend
+ * (`{ serializer }`). The Postgres backend stores the text as JSONB, so a serializer used there must emit JSON.
+ */
+export interface Serializer {
+  serialize(value: unknown): string;
+  deserialize(text: string): unknown;
+}
+
+/**
+ * The tag key of encoded values. Any object that carries it in the output is a tag, so user objects
+ * that happen to have this key are wrapped (`{ "$flow": "obj" }`) and still round-trip.
+ */
+const TAG = '$flow';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function fail(path: string, what: string): never {
+  throw new SerializationError(`cannot serialize ${what} at ${path}`);
+}
+
+function toBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+function needsObjectTag(obj: object): boolean {
+  if (Object.hasOwn(obj, TAG)) return true;
+  for (const key in obj) if (key.includes('\u0000')) return true;
+  return false;
+}
+
+/**
+ * Encodes a value into plain JSON, tagging what JSON cannot hold. Returns the input itself when nothing
+ * beneath it needs changing, so plain JSON states are walked but not copied.
+ * `ancestors` holds the objects on the current path: a repeat there is a cycle (shared references are fine).
+ */
+function encode(value: unknown, path: string, ancestors: Set<object>): unknown {
+  switch (typeof value) {
+    case 'string':
+      return value.includes('\u0000') ? { [TAG]: 'str', v: value.split('\u0000') } : value;
+    case 'number':
+      if (Number.isFinite(value)) return Object.is(value, -0) ? { [TAG]: 'num', v: '-0' } : value;
+      return { [TAG]: 'num', v: String(value) };
+    case 'boolean':
+      return value;
+    case 'undefined':
+      return { [TAG]: 'undef' };
+    case 'bigint':
+      return { [TAG]: 'bigint', v: value.toString() };
+    case 'function':
+      return fail(path, 'a function');
+    case 'symbol':
+      return fail(path, 'a symbol');
+  }
+  if (value === null) return null;
+  const obj = value as object;
+  if (ancestors.has(obj)) fail(path, 'a cycle (the value contains itself)');
+  if (obj instanceof Date) {
+    const t = obj.getTime();
+    return { [TAG]: 'date', v: Number.isNaN(t) ? null : obj.toISOString() };
+  }
+  if (obj instanceof Uint8Array) return { [TAG]: 'bytes', v: toBase64(obj) };
+  if (ArrayBuffer.isView(obj) || obj instanceof ArrayBuffer)
+    fail(path, `a ${obj.constructor.name} (only Uint8Array is supported)`);
+  if (obj instanceof Promise || obj instanceof WeakMap || obj instanceof WeakSet || obj instanceof RegExp) {
+    fail(path, `a ${obj.constructor.name}`);
+  }
+  ancestors.add(obj);
+  try {
+    if (Array.isArray(obj)) return encodeArray(obj, path, ancestors);
+    if (obj instanceof Map) {
+      let i = 0;
+      const entries: unknown[] = [];
+      for (const [k, v] of obj) {
+        entries.push([
+          encode(k, `${path}<key ${i}>`, ancestors),
+          encode(v, `${path}<value ${i}>`, ancestors),
+        ]);
+        i++;
+      }
+      return { [TAG]: 'map', v: entries };
+    }
+    if (obj instanceof Set) {
+      let i = 0;
+      const items: unknown[] = [];
+      for (const v of obj) items.push(encode(v, `${path}<item ${i++}>`, ancestors));
+      return { [TAG]: 'set', v: items };
+    }
+    if (Object.getOwnPropertySymbols(obj).some((s) => Object.prototype.propertyIsEnumerable.call(obj, s))) {
+      fail(path, 'an object with symbol keys');
+    }
+    if (needsObjectTag(obj)) {
+      const entries: unknown[] = [];
+      for (const [k, v] of Object.entries(obj)) {
+        entries.push([encode(k, `${path}<key>`, ancestors), encode(v, `${path}.${k}`, ancestors)]);
+      }
+      return { [TAG]: 'obj', v: entries };
+    }
+    return encodePlainObject(obj as Record<string, unknown>, path, ancestors);
+  } finally {
+    ancestors.delete(obj);
+  }
+}
+
+/** Sets a key on a fresh object; `__proto__` becomes an own field instead of changing the prototype. */
+function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+function encodeArray(arr: unknown[], path: string, ancestors: Set<object>): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < arr.length; i++) {
+    const item = arr[i];
+    const enc = encode(item, `${path}[${i}]`, ancestors);
+    if (out === undefined && enc !== item) out = arr.slice(0, i);
+    if (out !== undefined) out.push(enc);
+  }
+  return out ?? arr;
+}
+
+function encodePlainObject(obj: Record<string, unknown>, path: string, ancestors: Set<object>): object {
+  let out: Record<string, unknown> | undefined;
+  const keys = Object.keys(obj);
+  // A class instance (not a plain object) is stored by its own enumerable fields, as JSON does.
+  const proto = Object.getPrototypeOf(obj);
+  if (proto !== Object.prototype && proto !== null) out = {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = obj[key];
+    const enc = encode(item, `${path}.${key}`, ancestors);
+    if (out === undefined && enc !== item) {
+      out = {};
+      for (let j = 0; j < i; j++) setKey(out, keys[j]!, obj[keys[j]!]);
+    }
+    if (out !== undefined) setKey(out, key, enc);
+  }
+  return out ?? obj;
+}
+
+function decode(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = decode(value[i]);
+    return value;
+  }
+  const obj = value as Record<string, unknown>;
+  const tag = obj[TAG];
+  if (tag === undefined) {
+    for (const key in obj) obj[key] = decode(obj[key]);
+    return obj;
+  }
+  const v = obj.v;
+  switch (tag) {
+    case 'str':
+      return (v as string[]).join('\u0000');
+    case 'num':
+      return Number(v);
+    case 'undef':
+      return undefined;
+    case 'bigint':
+      return BigInt(v as string);
+    case 'date':
+      return new Date(v === null ? Number.NaN : (v as string));
+    case 'bytes':
+      return new Uint8Array(Buffer.from(v as string, 'base64'));
+    case 'map':
+      return new Map((v as [unknown, unknown][]).map(([k, x]) => [decode(k), decode(x)]));
+    case 'set':
+      return new Set((v as unknown[]).map(decode));
+    case 'obj': {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of v as [unknown, unknown][]) setKey(out, decode(k) as string, decode(x));
+      return out;
+    }
+    default:
+      throw new SerializationError(`unknown ${TAG} tag ${JSON.stringify(tag)}`);
+  }
+}
+
+/**
+ * Encodes a value into a JSON-compatible tree (exact round trip through `fromJsonValue`).
+ * Throws `SerializationError` naming the path of a function, symbol, cycle or unsupported object.
+ */
+export function toJsonValue(value: unknown, root = 'state'): Json {
+  return encode(value, root, new Set()) as Json;
+}
+
+/** Decodes what `toJsonValue` produced. Mutates and reuses the given tree. */
+export function fromJsonValue(json: unknown): unknown {
+  return decode(json);
+}
+
+/**
+ * The default serializer: JSON text with tags for what JSON cannot hold. Round-trips exactly:
+ * JSON values (strings containing U+0000 and objects that look like tags included), `undefined`, `-0`,
+ * `NaN`/`±Infinity`, `BigInt`, `Date`, `Map`, `Set`, `Uint8Array` (a `Buffer` comes back as a `Uint8Array`),
+ * nested in any combination. Class instances are stored by their own enumerable fields (the prototype is lost).
+ * The output never contains U+0000, so Postgres JSONB can hold it. Object key order is not preserved.
+ */
+export const jsonSerializer: Serializer = {
+  serialize(value: unknown): string {
+    return JSON.stringify(toJsonValue(value));
+  },
+  deserialize(text: string): unknown {
+    const parsed: unknown = JSON.parse(text);
+    // Fast path: no tag anywhere in the text means there is nothing to decode.
+    return text.includes(`"${TAG}"`) ? decode(parsed) : parsed;
+  },
+};

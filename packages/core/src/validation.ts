@@ -1,0 +1,156 @@
+import { InvalidArgumentError } from './errors.js';
+
+/** The largest step a checkpoint may carry: 2^31 − 1. */
+export const MAX_STEP = 2 ** 31 - 1;
+/** The longest thread id, in JS string length. */
+export const MAX_THREAD_LENGTH = 512;
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}
+
+/**
+ * Checks a thread id: a well-formed string of 1–512 UTF-16 units without U+0000.
+ * Lone surrogates are rejected too: they have no UTF-8 form, so two ids could collide in storage.
+ */
+export function assertThreadId(thread: unknown, what = 'thread'): asserts thread is string {
+  if (typeof thread !== 'string')
+    throw new InvalidArgumentError(`${what} must be a string, got ${describe(thread)}`);
+  if (thread.length === 0) throw new InvalidArgumentError(`${what} must not be empty`);
+  if (thread.length > MAX_THREAD_LENGTH) {
+    throw new InvalidArgumentError(
+      `${what} is ${thread.length} characters long; the limit is ${MAX_THREAD_LENGTH}`,
+    );
+  }
+  if (thread.includes('\u0000')) throw new InvalidArgumentError(`${what} must not contain U+0000`);
+  if (!thread.isWellFormed())
+    throw new InvalidArgumentError(`${what} contains a lone surrogate (not valid Unicode)`);
+}
+
+/** Checks an integer in [min, max]. */
+export function assertInteger(
+  value: unknown,
+  what: string,
+  min: number,
+  max: number,
+): asserts value is number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(
+      `${what} must be an integer from ${min} to ${max}, got ${describe(value)}`,
+    );
+  }
+}
+
+/** Checks a super-step number: an integer from 0 to 2^31 − 1. */
+export function assertStep(step: unknown, what = 'step'): asserts step is number {
+  assertInteger(step, what, 0, MAX_STEP);
+}
+
+/** Checks `ifRevision`: undefined, or an integer ≥ 0 (0 means "only if nothing is stored"). */
+export function assertIfRevision(ifRevision: unknown): asserts ifRevision is number | undefined {
+  if (ifRevision !== undefined) assertInteger(ifRevision, 'ifRevision', 0, Number.MAX_SAFE_INTEGER);
+}
+
+/** Options of `list(thread, opts)`, checked. */
+export interface ListOptions {
+  beforeStep?: number;
+  limit?: number;
+}
+
+export function assertListOptions(opts: unknown): asserts opts is ListOptions | undefined {
+  if (opts === undefined) return;
+  if (typeof opts !== 'object' || opts === null)
+    throw new InvalidArgumentError('list options must be an object');
+  const { beforeStep, limit } = opts as ListOptions;
+  if (beforeStep !== undefined) assertInteger(beforeStep, 'beforeStep', 0, MAX_STEP + 1);
+  if (limit !== undefined) assertInteger(limit, 'limit', 0, Number.MAX_SAFE_INTEGER);
+}
+
+export type ThreadStatus = 'running' | 'interrupted' | 'done';
+const STATUSES: readonly string[] = ['running', 'interrupted', 'done'];
+
+/** Options of `listThreads(opts)`, checked. */
+export interface ListThreadsOptions {
+  after?: string;
+  limit?: number;
+  status?: ThreadStatus;
+}
+
+export function assertListThreadsOptions(opts: unknown): asserts opts is ListThreadsOptions | undefined {
+  if (opts === undefined) return;
+  if (typeof opts !== 'object' || opts === null)
+    throw new InvalidArgumentError('listThreads options must be an object');
+  const { after, limit, status } = opts as ListThreadsOptions;
+  if (after !== undefined && typeof after !== 'string') {
+    throw new InvalidArgumentError(`after must be a thread id string, got ${describe(after)}`);
+  }
+  if (limit !== undefined) assertInteger(limit, 'limit', 0, Number.MAX_SAFE_INTEGER);
+  if (status !== undefined && !STATUSES.includes(status)) {
+    throw new InvalidArgumentError(
+      `status must be one of running, interrupted, done; got ${describe(status)}`,
+    );
+  }
+}
+
+/** Bounds of `prune()` as the caller may give them. */
+export interface PruneBounds {
+  beforeStep?: number;
+  olderThan?: Date | string;
+}
+
+/** Bounds of `prune()` after checking: `olderThan` as a `Date#toISOString()` string. */
+export interface NormalizedPruneBounds {
+  beforeStep?: number;
+  olderThan?: string;
+}
+
+/** Parses a timestamp (Date or ISO-8601 string) into `toISOString()` form, or throws `InvalidArgumentError`. */
+export function normalizeTimestamp(value: unknown, what: string): string {
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError(`${what} must be a valid Date or ISO-8601 string, got ${describe(value)}`);
+  }
+  return date.toISOString();
+}
+
+/** Checks prune bounds: at least one of `beforeStep` / `olderThan`, each valid. */
+export function normalizePruneBounds(bounds: unknown): NormalizedPruneBounds {
+  if (typeof bounds !== 'object' || bounds === null) {
+    throw new InvalidArgumentError('prune needs bounds: { beforeStep?: number, olderThan?: Date | string }');
+  }
+  const { beforeStep, olderThan } = bounds as PruneBounds;
+  if (beforeStep === undefined && olderThan === undefined) {
+    throw new InvalidArgumentError('prune needs at least one bound: beforeStep or olderThan');
+  }
+  const out: NormalizedPruneBounds = {};
+  if (beforeStep !== undefined) {
+    assertInteger(beforeStep, 'beforeStep', 0, MAX_STEP + 1);
+    out.beforeStep = beforeStep;
+  }
+  if (olderThan !== undefined) out.olderThan = normalizeTimestamp(olderThan, 'olderThan');
+  return out;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const KEY_PREFIX = /^[A-Za-z0-9_:.-]{1,64}$/;
+
+/** Checks a SQL schema name against `/^[A-Za-z_][A-Za-z0-9_]{0,62}$/`. */
+export function assertSchemaName(schema: unknown): asserts schema is string {
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw new InvalidArgumentError(
+      `schema must match ${SCHEMA_NAME} (a letter or _, then up to 62 letters, digits or _), got ${describe(schema)}`,
+    );
+  }
+}
+
+/** Checks a key prefix against `/^[A-Za-z0-9_:.-]{1,64}$/`. */
+export function assertKeyPrefix(keyPrefix: unknown): asserts keyPrefix is string {
+  if (typeof keyPrefix !== 'string' || !KEY_PREFIX.test(keyPrefix)) {
+    throw new InvalidArgumentError(
+      `prefix must match ${KEY_PREFIX} (1–64 letters, digits, _ : . -), got ${describe(keyPrefix)}`,
+    );
+  }
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  Checkpoint,
+  CheckpointConflict,
+  compareThreadIds,
+  createRedactor,
+  FlowError,
+  InvalidArgumentError,
+  isFlowError,
+  normalizePruneBounds,
+} from '../src/index.js';
+
+describe('Checkpoint', () => {
+  it('fills defaults and derives done', () => {
+    const cp = new Checkpoint({ thread: 't', step: 0, state: { n: 1 } });
+    expect(cp.next).toEqual([]);
+    expect(cp.interrupted).toBe(false);
+    expect(cp.interruptNode).toBeNull();
+    expect(cp.interruptPayload).toBeNull();
+    expect(cp.ts).toBe('');
+    expect(cp.revision).toBe(0);
+    expect(cp.done).toBe(true);
+    expect(cp.with({ next: ['a'] }).done).toBe(false);
+    expect(cp.with({ interrupted: true }).done).toBe(false);
+  });
+
+  it('is immutable and with() returns a changed copy', () => {
+    const cp = new Checkpoint({ thread: 't', step: 1, state: 1, next: ['a'] });
+    expect(() => {
+      (cp as { step: number }).step = 2;
+    }).toThrow();
+    expect(() => (cp.next as string[]).push('b')).toThrow();
+    const other = cp.with({ step: 2 });
+    expect(other.step).toBe(2);
+    expect(cp.step).toBe(1);
+  });
+
+  it('normalises ts to toISOString form', () => {
+    const cp = new Checkpoint({ thread: 't', step: 0, state: 1, ts: '2024-05-06T07:08:09+02:00' });
+    expect(cp.ts).toBe('2024-05-06T05:08:09.000Z');
+  });
+
+  it.each([
+    [{ thread: '', step: 0 }],
+    [{ thread: 'x'.repeat(513), step: 0 }],
+    [{ thread: 'a\u0000b', step: 0 }],
+    [{ thread: 'a\ud800', step: 0 }],
+    [{ thread: 42, step: 0 }],
+    [{ thread: 't', step: -1 }],
+    [{ thread: 't', step: 1.5 }],
+    [{ thread: 't', step: 2 ** 31 }],
+    [{ thread: 't', step: 0, next: 'a' }],
+    [{ thread: 't', step: 0, interrupted: 'yes' }],
+    [{ thread: 't', step: 0, ts: 'not a date' }],
+  ])('rejects invalid fields %j with InvalidArgumentError', (fields) => {
+    expect(() => new Checkpoint({ state: null, ...(fields as object) } as never)).toThrow(
+      InvalidArgumentError,
+    );
+  });
+
+  it('accepts the longest thread id and the largest step', () => {
+    expect(new Checkpoint({ thread: 'x'.repeat(512), step: 2 ** 31 - 1, state: null }).step).toBe(
+      2 ** 31 - 1,
+    );
+  });
+});
+
+describe('errors', () => {
+  it('carry stable codes and a readable message', () => {
+    const e = new CheckpointConflict({ thread: 't1', step: 4, expected: 2, actual: 3, backend: 'postgres' });
+    expect(e).toBeInstanceOf(FlowError);
+    expect(e.code).toBe('CHECKPOINT_CONFLICT');
+    expect(e.name).toBe('CheckpointConflict');
+    expect(e.message).toBe('[flow:postgres] conflict on thread "t1" step 4: expected revision 2, found 3');
+    expect(isFlowError(e, 'CHECKPOINT_CONFLICT')).toBe(true);
+    expect(isFlowError(e, 'STORAGE')).toBe(false);
+    expect(isFlowError(new Error('x'))).toBe(false);
+  });
+});
+
+describe('compareThreadIds', () => {
+  it('orders by code point, like UTF-8 bytes', () => {
+    const ids = ['b', 'a', '\u{1F600}', '\uFFFD', 'é', 'aa', 'A'];
+    const sorted = [...ids].sort(compareThreadIds);
+    const byBytes = [...ids].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    expect(sorted).toEqual(byBytes);
+  });
+});
+
+describe('normalizePruneBounds', () => {
+  it('requires a valid bound', () => {
+    expect(() => normalizePruneBounds({})).toThrow(InvalidArgumentError);
+    expect(() => normalizePruneBounds({ olderThan: 'yesterday' })).toThrow(InvalidArgumentError);
+    expect(() => normalizePruneBounds({ beforeStep: -1 })).toThrow(InvalidArgumentError);
+    expect(normalizePruneBounds({ olderThan: new Date(0), beforeStep: 3 })).toEqual({
+      beforeStep: 3,
+      olderThan: '1970-01-01T00:00:00.000Z',
+    });
+  });
+});
+
+describe('createRedactor', () => {
+  it('masks matching keys at any depth without changing the input', () => {
+    const redact = createRedactor(['password', /token$/i]);
+    const input = { user: { password: 'p', apiToken: 't', name: 'n' }, list: [{ password: 1 }] };
+    expect(redact(input)).toEqual({
+      user: { password: '[redacted]', apiToken: '[redacted]', name: 'n' },
+      list: [{ password: '[redacted]' }],
+    });
+    expect(input.user.password).toBe('p');
+  });
+});

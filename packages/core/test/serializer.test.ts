@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { isFlowError, jsonSerializer, SerializationError } from '../src/index.js';
+
+const roundTrip = (value: unknown) => jsonSerializer.deserialize(jsonSerializer.serialize(value));
+
+describe('jsonSerializer', () => {
+  it('round-trips plain JSON values', () => {
+    const value = { a: 1, b: 'x', c: [true, null, { d: 2.5 }], e: {} };
+    expect(roundTrip(value)).toEqual(value);
+  });
+
+  it('round-trips the types JSON cannot hold, nested in any combination', () => {
+    const value = {
+      date: new Date('2024-01-02T03:04:05.678Z'),
+      big: 12345678901234567890n,
+      map: new Map<unknown, unknown>([
+        ['k', new Set([1, 2n])],
+        [{ o: 1 }, [new Date(0)]],
+      ]),
+      set: new Set(['a', new Map([[1, 2]])]),
+      bytes: new Uint8Array([0, 1, 255]),
+      nums: [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0],
+      undef: undefined,
+      arr: [undefined, 1],
+    };
+    const back = roundTrip(value) as typeof value;
+    expect(back).toEqual(value);
+    expect(back.big).toBe(12345678901234567890n);
+    expect(back.map).toBeInstanceOf(Map);
+    expect(back.bytes).toBeInstanceOf(Uint8Array);
+    expect(Object.is(back.nums[3], -0)).toBe(true);
+    expect('undef' in back).toBe(true);
+  });
+
+  it('keeps an invalid Date invalid', () => {
+    const back = roundTrip(new Date(Number.NaN)) as Date;
+    expect(back).toBeInstanceOf(Date);
+    expect(Number.isNaN(back.getTime())).toBe(true);
+  });
+
+  it('brings a Buffer back as bytes', () => {
+    const back = roundTrip({ b: Buffer.from('hello') }) as { b: Uint8Array };
+    expect(Buffer.from(back.b).toString()).toBe('hello');
+  });
+
+  it('round-trips strings and keys holding U+0000, and never emits U+0000', () => {
+    const value = { 'k\u0000ey': 'a\u0000b', list: ['\u0000', '\u0000\u0000x'] };
+    const text = jsonSerializer.serialize(value);
+    expect(text.includes('\u0000')).toBe(false);
+    expect(text.includes('\\u0000')).toBe(false);
+    expect(roundTrip(value)).toEqual(value);
+  });
+
+  it('round-trips objects that look like its own tags', () => {
+    const value = { $flow: 'date', v: '2020-01-01T00:00:00.000Z', nested: [{ $flow: 'bigint', v: '1' }] };
+    expect(roundTrip(value)).toEqual(value);
+    expect(roundTrip({ __proto__x: 1, ['__proto__']: { p: 1 } })).toEqual({
+      __proto__x: 1,
+      ['__proto__']: { p: 1 },
+    });
+  });
+
+  it('does not change the value it serializes', () => {
+    const value = { d: new Date(0), list: [1n, { s: new Set([1]) }] };
+    const before = structuredClone(value);
+    jsonSerializer.serialize(value);
+    expect(value).toEqual(before);
+  });
+
+  it('stores shared references twice instead of calling them cycles', () => {
+    const shared = { x: 1 };
+    expect(roundTrip({ a: shared, b: shared })).toEqual({ a: { x: 1 }, b: { x: 1 } });
+  });
+
+  it.each([
+    ['a function', { f: () => 1 }, 'state.f'],
+    ['a symbol', { s: Symbol('x') }, 'state.s'],
+    ['a function in a Map', { m: new Map([['k', () => 1]]) }, 'state.m'],
+  ])('rejects %s with SerializationError naming the path', (_what, value, path) => {
+    let error: unknown;
+    try {
+      jsonSerializer.serialize(value);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SerializationError);
+    expect(isFlowError(error, 'SERIALIZATION')).toBe(true);
+    expect((error as Error).message).toContain(path);
+  });
+
+  it('rejects a cycle', () => {
+    const a: Record<string, unknown> = { x: 1 };
+    a.self = { back: a };
+    expect(() => jsonSerializer.serialize(a)).toThrow(/cycle/);
+  });
+});
