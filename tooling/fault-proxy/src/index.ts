@@ -1,0 +1,1 @@
+export { type FaultProxy, type FaultProxyStats, type ProxyTarget, startFaultProxy } from './fault-proxy.js';
