@@ -1,0 +1,20 @@
+export { deleteKeys, dropSchema, dropSchemasStartingWith } from './cleanup.js';
+export {
+  type ContainerKind,
+  dockerReachable,
+  POSTGRES_IMAGE,
+  REDIS_IMAGE,
+  stopContainers,
+} from './containers.js';
+export { PROBE_TIMEOUT_MS, probePostgres, probeRedis } from './probe.js';
+export type {} from './provided-context.js';
+export {
+  type DatabaseSource,
+  LOCAL_POSTGRES_URL,
+  LOCAL_REDIS_URL,
+  type ResolvedDatabase,
+  type ResolveOptions,
+  resolvePostgres,
+  resolveRedis,
+} from './resolve.js';
+export { keyRunPrefix, RUN_ID_ENV, runId, schemaRunPrefix, uniquePrefix, uniqueSchema } from './unique.js';

@@ -1,0 +1,14 @@
+import type {} from 'vitest';
+
+/**
+ * What the global setups hand to test workers through vitest's `provide`/`inject`.
+ * Importing anything from `@flow/test-db` brings these names into `inject()`'s types.
+ */
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** URL of the Postgres server of this run (set by `@flow/test-db/setup-postgres`). */
+    flowTestPostgresUrl: string;
+    /** URL of the Redis server of this run (set by `@flow/test-db/setup-redis`). */
+    flowTestRedisUrl: string;
+  }
+}
