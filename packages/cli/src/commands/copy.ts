@@ -1,0 +1,106 @@
+import { type Checkpoint, type Checkpointer, isFlowError } from '@flow/core';
+import type { Context } from '../context.js';
+import { CliError } from '../errors.js';
+import { threadLabel } from '../format/label.js';
+import { checkpointPages, threadPages } from '../paging.js';
+import { ProgressLine } from './progress.js';
+import { plural } from './prune.js';
+import { sameCheckpoint } from './same-checkpoint.js';
+import { threadNotFound } from './show.js';
+
+/** Options of `flow copy`. */
+export interface CopyOptions {
+  /** Copy only this thread. */
+  thread?: string;
+}
+
+/** What a copy did. */
+export interface CopyResult {
+  threads: number;
+  copied: number;
+  /** Already in the target with identical content. */
+  skipped: number;
+  /** In the target with other content: left as they are. */
+  conflicts: number;
+}
+
+async function* sourceThreads(source: Checkpointer, only: string | undefined): AsyncGenerator<string> {
+  if (only !== undefined) {
+    yield only;
+    return;
+  }
+  for await (const page of threadPages(source, {})) for (const info of page) yield info.thread;
+}
+
+/**
+ * Writes one checkpoint into the target only if that (thread, step) is empty there (`ifRevision: 0`),
+ * so nothing in the target is ever overwritten. `put` keeps the given `ts`, so history keeps its times.
+ */
+async function copyOne(target: Checkpointer, cp: Checkpoint): Promise<'copied' | 'skipped' | 'conflict'> {
+  try {
+    await target.put(cp, { ifRevision: 0 });
+    return 'copied';
+  } catch (error) {
+    if (!isFlowError(error, 'CHECKPOINT_CONFLICT')) throw error;
+  }
+  const existing = await target.get(cp.thread, cp.step);
+  return existing !== undefined && sameCheckpoint(existing, cp) ? 'skipped' : 'conflict';
+}
+
+/**
+ * `flow copy`: copies every step of every thread (or of `--thread`) from one store to another, with
+ * states and timestamps. Steps the target already holds with identical content are skipped, so running
+ * it again copies nothing twice; a step the target holds with other content is left as it is, named on
+ * stderr, and makes the command exit 1 after the copy.
+ */
+export async function copyCommand(
+  ctx: Context,
+  source: Checkpointer,
+  target: Checkpointer,
+  opts: CopyOptions,
+): Promise<CopyResult> {
+  const result: CopyResult = { threads: 0, copied: 0, skipped: 0, conflicts: 0 };
+  const progress = new ProgressLine(ctx.io.stderr);
+  const show = () =>
+    progress.update(
+      `copying: ${plural(result.threads, 'thread')}, ${result.copied} copied, ${result.skipped} skipped`,
+    );
+  try {
+    for await (const thread of sourceThreads(source, opts.thread)) {
+      let seen = false;
+      // Newest step first, page by page: a thread's history is never held in memory whole.
+      for await (const page of checkpointPages(source, thread)) {
+        seen = true;
+        for (const cp of page) {
+          const outcome = await copyOne(target, cp);
+          if (outcome === 'copied') result.copied++;
+          else if (outcome === 'skipped') result.skipped++;
+          else {
+            result.conflicts++;
+            progress.clear();
+            ctx.note(
+              `warning: thread ${threadLabel(thread)} step ${cp.step} differs in the target; left as it is`,
+            );
+          }
+        }
+        show();
+      }
+      if (!seen && opts.thread !== undefined) throw threadNotFound(thread);
+      result.threads++;
+      show();
+    }
+  } finally {
+    progress.clear();
+  }
+  ctx.print(
+    `copied ${plural(result.copied, 'checkpoint')}, skipped ${result.skipped} already in the target ` +
+      `(${plural(result.threads, 'thread')})`,
+  );
+  if (result.conflicts > 0) {
+    throw new CliError(
+      `${plural(result.conflicts, 'checkpoint')} differ${result.conflicts === 1 ? 's' : ''} in the target and ` +
+        `${result.conflicts === 1 ? 'was' : 'were'} not copied`,
+    );
+  }
+  return result;
+}

@@ -1,0 +1,54 @@
+import type { Checkpointer, ThreadStatus } from '@flow/core';
+import type { Context } from '../context.js';
+import { formatAge } from '../format/age.js';
+import type { Palette } from '../format/color.js';
+import { threadLabel } from '../format/label.js';
+import { JsonArrayWriter, type RunStatus, statusOf, threadInfoJson } from '../format/records.js';
+import { TableWriter } from '../format/table.js';
+import { threadPages } from '../paging.js';
+
+/** Options of `flow threads`. */
+export interface ThreadsOptions {
+  status?: ThreadStatus;
+  limit?: number;
+  json: boolean;
+}
+
+/** Colours a padded status word: interrupted runs wait for a person, so they stand out. */
+export function statusStyle(color: Palette, status: RunStatus): (text: string) => string {
+  if (status === 'interrupted') return color.yellow;
+  return status === 'done' ? color.green : color.cyan;
+}
+
+/** `flow threads`: one row per thread (thread, latest step, status, age), streamed page by page. */
+export async function threadsCommand(ctx: Context, store: Checkpointer, opts: ThreadsOptions): Promise<void> {
+  const pages = threadPages(store, { status: opts.status, limit: opts.limit });
+  if (opts.json) {
+    const out = new JsonArrayWriter((text) => ctx.io.stdout.write(text));
+    for await (const page of pages) for (const info of page) out.push(threadInfoJson(info));
+    out.end();
+    return;
+  }
+  const now = ctx.io.now();
+  const table = new TableWriter(
+    [{ text: 'THREAD' }, { text: 'STEP' }, { text: 'STATUS' }, { text: 'AGE' }].map((c) => ({
+      ...c,
+      style: ctx.color.bold,
+    })),
+    (line) => ctx.print(line),
+  );
+  for await (const page of pages) {
+    table.writePage(
+      page.map((info) => {
+        const status = statusOf(info);
+        return [
+          { text: threadLabel(info.thread) },
+          { text: String(info.latestStep) },
+          { text: status, style: statusStyle(ctx.color, status) },
+          { text: formatAge(info.ts, now), style: ctx.color.dim },
+        ];
+      }),
+    );
+  }
+  if (!table.started) ctx.print(opts.status ? `no ${opts.status} threads` : 'no threads');
+}

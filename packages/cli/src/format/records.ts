@@ -1,0 +1,66 @@
+import type { Checkpoint, ThreadInfo } from '@flow/core';
+import { type PlainJson, toPlainJson } from '../plain-json.js';
+
+/** A thread's or checkpoint's status, as `listThreads({ status })` names it. */
+export type RunStatus = 'running' | 'interrupted' | 'done';
+
+/** `done`, `interrupted`, or `running` (neither). */
+export function statusOf(x: { done: boolean; interrupted: boolean }): RunStatus {
+  if (x.interrupted) return 'interrupted';
+  return x.done ? 'done' : 'running';
+}
+
+/** The `--json` form of a `ThreadInfo`: exactly its five fields, in a stable order. */
+export function threadInfoJson(info: ThreadInfo): PlainJson {
+  return {
+    thread: info.thread,
+    latestStep: info.latestStep,
+    interrupted: info.interrupted,
+    done: info.done,
+    ts: info.ts,
+  };
+}
+
+/**
+ * The `--json` form of a checkpoint: the fields of `Checkpoint#toJSON()` (`thread`, `step`, `state`,
+ * `next`, `interrupted`, `interruptNode`, `interruptPayload`, `ts`, `revision`, `done`), with `state` and
+ * `interruptPayload` rendered by `toPlainJson` after `redact`.
+ */
+export function checkpointJson(cp: Checkpoint, redact: (value: unknown) => unknown = (v) => v): PlainJson {
+  return {
+    thread: cp.thread,
+    step: cp.step,
+    state: toPlainJson(redact(cp.state)),
+    next: [...cp.next],
+    interrupted: cp.interrupted,
+    interruptNode: cp.interruptNode,
+    interruptPayload: toPlainJson(redact(cp.interruptPayload)),
+    ts: cp.ts,
+    revision: cp.revision,
+    done: cp.done,
+  };
+}
+
+/**
+ * Streams one JSON array: items are written as they come, so a large listing never sits in memory,
+ * and the output is still a single JSON document.
+ */
+export class JsonArrayWriter {
+  readonly #write: (text: string) => void;
+  #count = 0;
+
+  constructor(write: (text: string) => void) {
+    this.#write = write;
+  }
+
+  push(item: PlainJson): void {
+    const text = JSON.stringify(item, null, 2).replace(/\n/g, '\n  ');
+    this.#write(`${this.#count === 0 ? '[\n  ' : ',\n  '}${text}`);
+    this.#count++;
+  }
+
+  /** Closes the array (`[]` when nothing was pushed). */
+  end(): void {
+    this.#write(this.#count === 0 ? '[]\n' : '\n]\n');
+  }
+}
