@@ -3,19 +3,43 @@ import type { Checkpointer } from '@flow/core';
 /**
  * What a backend hands the kit. The isolation contract: every call of `create()` returns a checkpointer on
  * fresh, empty storage (its own temp dir, schema, key prefix...). The kit closes every instance it created
- * and then calls `cleanup` (when given) so storage is removed.
+ * or reopened at the end of each test, and then calls `cleanup` (when given) once per `create()`d instance so
+ * storage is removed.
+ *
+ * @example
+ * const dirs = new WeakMap<FileCheckpointer, string>();
+ * describeCheckpointer('file', {
+ *   create: async () => {
+ *     const dir = await mkdtemp(join(tmpdir(), 'kit-'));
+ *     const cp = new FileCheckpointer(dir);
+ *     dirs.set(cp, dir);
+ *     return cp;
+ *   },
+ *   reopen: async (cp) => {
+ *     const again = new FileCheckpointer(dirs.get(cp)!);
+ *     dirs.set(again, dirs.get(cp)!);
+ *     return again;
+ *   },
+ *   cleanup: async (cp) => rm(dirs.get(cp)!, { recursive: true, force: true }),
+ * });
  */
 export interface CheckpointerHarness<C extends Checkpointer = Checkpointer> {
-  /** A new checkpointer on fresh, empty storage. */
+  /** A new checkpointer on fresh, empty storage. Do not call `setup()` here: the kit checks lazy setup. */
   create(): Promise<C>;
-  /** A second instance on the same storage as `cp` (another connection / handle). Enables durability checks. */
+  /**
+   * A second instance on the same storage as `cp` (another connection / handle). Enables the durability
+   * and cross-instance race checks. May be called while `cp` is open and after `cp` was closed.
+   */
   reopen?(cp: C): Promise<C>;
-  /** Removes the storage behind `cp` after a test (after the kit closed it). */
+  /** Removes the storage behind `cp` after a test (after the kit closed it and every reopened sibling). */
   cleanup?(cp: C): Promise<void>;
   /** What the backend can and cannot do; every missing capability is reported by name, never skipped silently. */
   capabilities?: CheckpointerCapabilities;
+  /** Per-test timeout in milliseconds, for backends behind a network. @default vitest's testTimeout (5000) */
+  timeout?: number;
 }
 
+/** Knobs a backend may turn; each has a default that every conforming backend meets. */
 export interface CheckpointerCapabilities {
   /**
    * How many concurrent conditional puts the race tests fire at one (thread, step). @default 20

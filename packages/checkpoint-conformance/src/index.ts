@@ -1,0 +1,17 @@
+export { type ConformanceSuite, registerSuite, type SuiteDescriber } from './define-suite.js';
+export { ALL_SUITES, describeCheckpointer } from './describe-checkpointer.js';
+export { expectFlowError } from './expect-error.js';
+export type { CheckpointerCapabilities, CheckpointerHarness } from './harness.js';
+export { DEFAULT_RACE_WIDTH, type Kit } from './kit.js';
+export { closeSuite, describeClose } from './suites/close.js';
+export { describeDurability, durabilitySuite } from './suites/durability.js';
+export { describeErrors, errorsSuite } from './suites/errors.js';
+export { describeListThreads, listThreadsSuite, ORDER_IDS } from './suites/list-threads.js';
+export { describeListing, listingSuite } from './suites/listing.js';
+export { describePutGet, putGetSuite } from './suites/put-get.js';
+export { describeRaces, racesSuite } from './suites/races.js';
+export { describeRetention, retentionSuite } from './suites/retention.js';
+export { describeRevisions, revisionsSuite } from './suites/revisions.js';
+export { describeSerialization, serializationSuite } from './suites/serialization.js';
+export { describeSetup, setupSuite } from './suites/setup.js';
+export { describeThreadIds, HOSTILE_IDS, threadIdsSuite } from './suites/thread-ids.js';

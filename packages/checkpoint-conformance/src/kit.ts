@@ -1,0 +1,69 @@
+import type { Checkpointer } from '@flow/core';
+import { afterEach, beforeEach } from 'vitest';
+import type { CheckpointerHarness } from './harness.js';
+
+/** What every suite's tests use: fresh storage per call, closed and cleaned up after each test. */
+export interface Kit<C extends Checkpointer = Checkpointer> {
+  /** A checkpointer on fresh, empty storage (the harness's `create()`), tracked for teardown. */
+  create(): Promise<C>;
+  /** A second instance on `cp`'s storage, or `undefined` when the harness declares no `reopen`. */
+  readonly reopen: ((cp: C) => Promise<C>) | undefined;
+  /** How many concurrent conditional puts a race fires. */
+  readonly raceWidth: number;
+}
+
+/** The default width of the race tests (SPEC: "any number of concurrent conditional puts"). */
+export const DEFAULT_RACE_WIDTH = 20;
+
+/**
+ * Registers the per-test lifecycle in the current `describe` block and returns the handle tests use.
+ * Teardown closes reopened instances first (they may share a connection pool with the original), then the
+ * created ones, then runs `cleanup` once per created instance; every step is attempted even when one fails.
+ */
+export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>): Kit<C> {
+  let created: C[] = [];
+  let reopened: C[] = [];
+
+  beforeEach(() => {
+    created = [];
+    reopened = [];
+  });
+
+  afterEach(async () => {
+    const failures: unknown[] = [];
+    for (const cp of [...[...reopened].reverse(), ...[...created].reverse()]) {
+      try {
+        await cp.close();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (harness.cleanup) {
+      for (const cp of created) {
+        try {
+          await harness.cleanup(cp);
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    }
+    if (failures.length > 0) throw failures[0];
+  });
+
+  const reopen = harness.reopen?.bind(harness);
+  return {
+    async create() {
+      const cp = await harness.create();
+      created.push(cp);
+      return cp;
+    },
+    reopen:
+      reopen &&
+      (async (cp: C) => {
+        const again = await reopen(cp);
+        reopened.push(again);
+        return again;
+      }),
+    raceWidth: harness.capabilities?.raceWidth ?? DEFAULT_RACE_WIDTH,
+  };
+}

@@ -1,0 +1,9 @@
+import { describeCheckpointer } from '../src/index.js';
+import { ReferenceCheckpointer } from './fixtures/reference-checkpointer.js';
+
+// The whole kit against the correct reference backend, with reopen (instances sharing one store), so the
+// durability and cross-instance race suites run here too.
+describeCheckpointer('reference', {
+  create: async () => new ReferenceCheckpointer(),
+  reopen: async (cp) => new ReferenceCheckpointer({ store: cp.store }),
+});
