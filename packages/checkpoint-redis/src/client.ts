@@ -1,0 +1,70 @@
+import { InvalidArgumentError } from '@flow/core';
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** An argument of a Redis command. */
+export type RedisArg = string | number;
+
+/**
+ * The part of an ioredis client the checkpointer calls. Any ioredis 5 `Redis` instance fits (a `Cluster`
+ * does not: see the README); so does a wrapper that counts or logs commands.
+ */
+export interface RedisClient {
+  evalsha(sha: string, numKeys: number, ...args: RedisArg[]): Promise<unknown>;
+  eval(script: string, numKeys: number, ...args: RedisArg[]): Promise<unknown>;
+  script(subcommand: 'LOAD', script: string): Promise<unknown>;
+}
+
+/**
+ * ioredis options for a client the checkpointer creates from a URL. They make a lost connection fail
+ * fast instead of queueing or replaying writes: a command in flight when the connection drops rejects at
+ * once (a replayed conditional put could report a conflict for its own write), a command issued while
+ * reconnecting waits for one reconnect attempt at most, and ioredis keeps reconnecting in the background,
+ * so the same instance works again once the server is back. Query parameters of the URL override these.
+ */
+export const defaultClientOptions: Readonly<RedisOptions> = Object.freeze({
+  lazyConnect: true,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  connectTimeout: 5_000,
+  commandTimeout: 10_000,
+});
+
+/** Splits `?prefix=` off a store URL; the rest goes to ioredis. */
+export function parseStoreUrl(url: string): { url: string; prefix: string | undefined } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (error) {
+    throw new InvalidArgumentError(`not a Redis URL: ${JSON.stringify(url)}`, { cause: error });
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new InvalidArgumentError(
+      `a Redis URL starts with redis:// or rediss://, got ${JSON.stringify(parsed.protocol)}`,
+    );
+  }
+  const prefix = parsed.searchParams.get('prefix') ?? undefined;
+  if (prefix === undefined) return { url, prefix };
+  parsed.searchParams.delete('prefix');
+  return { url: parsed.toString(), prefix };
+}
+
+/** A client for `url` with `defaultClientOptions`. It connects on first use. */
+export function createClient(url: string): Redis {
+  const client = new Redis(url, { ...defaultClientOptions });
+  // Failures reach callers through rejected commands; without a listener ioredis would also log each one.
+  client.on('error', () => {});
+  return client;
+}
+
+/** Checks that `value` looks like a single-node ioredis client. */
+export function assertClient(value: unknown): asserts value is RedisClient {
+  const c = value as Partial<RedisClient> & { isCluster?: unknown };
+  if (typeof value !== 'object' || value === null || typeof c.evalsha !== 'function') {
+    throw new InvalidArgumentError('RedisCheckpointer needs a redis:// URL or an ioredis client');
+  }
+  if (c.isCluster === true) {
+    throw new InvalidArgumentError(
+      'RedisCheckpointer v1 supports a single primary (or Sentinel), not Redis Cluster; see the README',
+    );
+  }
+}

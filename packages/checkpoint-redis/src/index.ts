@@ -1,0 +1,2 @@
+export { defaultClientOptions, type RedisArg, type RedisClient } from './client.js';
+export { RedisCheckpointer, type RedisCheckpointerOptions } from './redis-checkpointer.js';

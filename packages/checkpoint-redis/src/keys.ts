@@ -1,0 +1,79 @@
+import { assertKeyPrefix } from '@flow/core';
+
+/**
+ * The key layout. Every key is `<prefix>:<kind>|<rest>`:
+ *
+ * | key | type | holds |
+ * | --- | --- | --- |
+ * | `<prefix>:cp\|<thread>` | hash | per step `N`: `N:r` revision, `N:t` epoch ms, `N:m` meta JSON, `N:s` state, `N:p` payload |
+ * | `<prefix>:steps\|<thread>` | sorted set | the thread's step numbers (score = member = step) |
+ * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's summary: `step`, `status`, `ts` |
+ * | `<prefix>:idx\|all` and `:idx\|running`, `:idx\|interrupted`, `:idx\|done` | sorted sets | thread ids, all scores 0 |
+ * | `<prefix>:meta\|format` | string | the layout version |
+ *
+ * Why this cannot collide: a prefix may hold `:` but never `|`, so the first `|` in a key ends
+ * `<prefix>:<kind>`, and kinds hold neither `:` nor `|`. The thread id follows as-is (any Unicode, `|`, `:`,
+ * `{`, `*`... included); it is never used in a pattern, only as a literal key or member.
+ */
+export interface KeyLayout {
+  readonly prefix: string;
+  /** Checkpoints of a thread (hash). */
+  checkpoints(thread: string): string;
+  /** Step numbers of a thread (sorted set). */
+  steps(thread: string): string;
+  /** Summary of a thread's latest checkpoint (hash). */
+  head(thread: string): string;
+  /** What `head(thread)` is with the thread id left off: Lua appends the id. */
+  readonly headPrefix: string;
+  /** Thread index keys, all scores 0: every thread, then one per status. */
+  readonly index: { all: string; running: string; interrupted: string; done: string };
+  /** The layout version marker. */
+  readonly format: string;
+}
+
+/** Builds the key layout for `prefix` after checking it against `/^[A-Za-z0-9_:.-]{1,64}$/`. */
+export function keyLayout(prefix: string): KeyLayout {
+  assertKeyPrefix(prefix);
+  const key = (kind: string) => `${prefix}:${kind}|`;
+  const cp = key('cp');
+  const steps = key('steps');
+  const head = key('head');
+  const idx = key('idx');
+  return {
+    prefix,
+    checkpoints: (thread) => cp + thread,
+    steps: (thread) => steps + thread,
+    head: (thread) => head + thread,
+    headPrefix: head,
+    index: {
+      all: `${idx}all`,
+      running: `${idx}running`,
+      interrupted: `${idx}interrupted`,
+      done: `${idx}done`,
+    },
+    format: `${key('meta')}format`,
+  };
+}
+
+/** The keys of one thread, in the order the Lua scripts take them. */
+export function threadKeys(keys: KeyLayout, thread: string): [string, string, string] {
+  return [keys.checkpoints(thread), keys.steps(thread), keys.head(thread)];
+}
+
+/** The index keys, in the order the Lua scripts take them. */
+export function indexKeys(keys: KeyLayout): [string, string, string, string] {
+  return [keys.index.all, keys.index.running, keys.index.interrupted, keys.index.done];
+}
+
+const KINDS = ['cp', 'steps', 'head', 'idx', 'meta'] as const;
+
+/**
+ * SCAN/KEYS patterns matching exactly the keys of `prefix`, one per kind (`<prefix>:cp|*`...). A single
+ * `<prefix>:*` would also match a longer prefix such as `<prefix>:x`; these cannot, since a prefix holds no `|`.
+ */
+export function keyPatterns(prefix: string): string[] {
+  assertKeyPrefix(prefix);
+  // Prefix characters are never glob-special; escape anyway so the rule does not depend on the regex.
+  const escaped = prefix.replace(/[*?[\]\\]/g, '\\$&');
+  return KINDS.map((kind) => `${escaped}:${kind}|*`);
+}

@@ -1,0 +1,199 @@
+import {
+  BaseCheckpointer,
+  type BaseCheckpointerOptions,
+  CheckpointConflict,
+  type CheckpointRecord,
+  CorruptCheckpointError,
+  InvalidArgumentError,
+  type ListOptions,
+  type ListThreadsOptions,
+  type NormalizedPruneBounds,
+  StorageError,
+  type ThreadInfo,
+} from '@flow/core';
+import type { Redis } from 'ioredis';
+import { assertClient, createClient, parseStoreUrl, type RedisArg, type RedisClient } from './client.js';
+import { decodeRow, decodeThread, encodeMeta, groups, statusOf, UnreadableEntry } from './codec.js';
+import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
+import { runScript } from './run-script.js';
+import { DELETE, INIT, type LuaScript, PRUNE, PUT, READ, SCRIPTS, THREADS } from './scripts.js';
+
+/** The layout version `setup()` records under a prefix. */
+const FORMAT_VERSION = '1';
+
+/** Options of `RedisCheckpointer`. */
+export interface RedisCheckpointerOptions extends BaseCheckpointerOptions {
+  /**
+   * Namespace of every key, `/^[A-Za-z0-9_:.-]{1,64}$/`. Distinct prefixes are fully isolated. A URL may
+   * carry it as `?prefix=`.
+   * @default 'flow'
+   */
+  prefix?: string;
+}
+
+/**
+ * Checkpoints in Redis through ioredis. Every write is one Lua script call (one round trip), so conditional
+ * puts are atomic across processes; `listThreads` pages through sorted-set indexes without reading state.
+ * Redis is durable only with AOF or RDB persistence configured: see the README.
+ *
+ * @example
+ * const checkpointer = new RedisCheckpointer('redis://127.0.0.1:6379', { prefix: 'orders' });
+ * await checkpointer.put(new Checkpoint({ thread: 'order-42', step: 0, state: { n: 0 }, next: ['work'] }));
+ * await checkpointer.close(); // quits the client it created
+ */
+export class RedisCheckpointer extends BaseCheckpointer {
+  protected readonly backend = 'redis';
+  /** The key prefix in use. */
+  readonly prefix: string;
+  /** The client commands go through: the caller's, or one created from the URL. */
+  protected readonly client: RedisClient;
+  readonly #keys: KeyLayout;
+  /** Set when this instance created the client, and so must quit it. */
+  readonly #owned: Redis | undefined;
+
+  /**
+   * @param urlOrClient a `redis://` or `rediss://` URL (the checkpointer creates a client and `close()`
+   *   quits it), or an ioredis client (it stays yours: `close()` leaves it open).
+   */
+  constructor(urlOrClient: string | RedisClient, options: RedisCheckpointerOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidArgumentError('RedisCheckpointer options must be an object');
+    }
+    super(options);
+    if (typeof urlOrClient === 'string') {
+      const store = parseStoreUrl(urlOrClient);
+      if (store.prefix !== undefined && options.prefix !== undefined && store.prefix !== options.prefix) {
+        throw new InvalidArgumentError(
+          `the URL says prefix ${JSON.stringify(store.prefix)} but options say ${JSON.stringify(options.prefix)}`,
+        );
+      }
+      this.#keys = keyLayout(options.prefix ?? store.prefix ?? 'flow');
+      this.#owned = createClient(store.url);
+      this.client = this.#owned;
+    } else {
+      assertClient(urlOrClient);
+      this.#keys = keyLayout(options.prefix ?? 'flow');
+      this.client = urlOrClient;
+    }
+    this.prefix = this.#keys.prefix;
+  }
+
+  protected override locate(thread: string, step: number): string {
+    return `key ${JSON.stringify(this.#keys.checkpoints(thread))} step ${step}`;
+  }
+
+  protected async initialize(): Promise<void> {
+    await Promise.all(SCRIPTS.map((script) => this.client.script('LOAD', script.body)));
+    const found = await this.call(INIT, [this.#keys.format], [FORMAT_VERSION]);
+    if (String(found) !== FORMAT_VERSION) {
+      throw new StorageError(
+        `[flow:redis] keys under prefix ${JSON.stringify(this.prefix)} use layout version ${String(found)}; ` +
+          `this version of @flow/checkpoint-redis reads version ${FORMAT_VERSION}`,
+      );
+    }
+  }
+
+  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    const reply = (await this.call(
+      PUT,
+      [...threadKeys(this.#keys, record.thread), ...indexKeys(this.#keys)],
+      [
+        record.thread,
+        record.step,
+        ifRevision ?? '',
+        Date.parse(record.ts),
+        encodeMeta(record),
+        record.state,
+        record.interruptPayload,
+        statusOf(record),
+        record.ts,
+      ],
+    )) as [number, number];
+    const [written, revision] = reply;
+    if (written === 1) return revision;
+    throw new CheckpointConflict({
+      thread: record.thread,
+      step: record.step,
+      expected: ifRevision ?? 0,
+      actual: revision,
+      backend: this.backend,
+    });
+  }
+
+  protected async readRecord(
+    thread: string,
+    step: number | undefined,
+  ): Promise<CheckpointRecord | undefined> {
+    const bound = step === undefined ? undefined : String(step);
+    const [record] = await this.readRange(thread, bound ?? '+inf', bound ?? '-inf', 1);
+    return record;
+  }
+
+  protected readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
+    if (opts.limit === 0) return Promise.resolve([]);
+    const max = opts.beforeStep === undefined ? '+inf' : `(${opts.beforeStep}`;
+    return this.readRange(thread, max, '-inf', opts.limit ?? -1);
+  }
+
+  protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
+    if (opts.limit === 0) return [];
+    const index = this.#keys.index[opts.status ?? 'all'];
+    const min = opts.after === undefined ? '-' : `(${opts.after}`;
+    const reply = await this.call(THREADS, [index], [min, opts.limit ?? -1, this.#keys.headPrefix]);
+    return groups(reply, 4).map((row) => {
+      try {
+        return decodeThread(row);
+      } catch (error) {
+        throw this.corrupt(`key ${JSON.stringify(this.#keys.head(String(row[0])))}`, error);
+      }
+    });
+  }
+
+  protected async removeThread(thread: string): Promise<number> {
+    const keys = [...threadKeys(this.#keys, thread), ...indexKeys(this.#keys)];
+    return Number(await this.call(DELETE, keys, [thread]));
+  }
+
+  protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+    const [checkpoints, steps] = threadKeys(this.#keys, thread);
+    const olderThan = bounds.olderThan === undefined ? '' : Date.parse(bounds.olderThan);
+    return Number(await this.call(PRUNE, [checkpoints, steps], [bounds.beforeStep ?? '', olderThan]));
+  }
+
+  protected async release(): Promise<void> {
+    const client = this.#owned;
+    if (client === undefined) return;
+    if (client.status !== 'ready') {
+      client.disconnect();
+      return;
+    }
+    // QUIT lets replies to commands already sent arrive first.
+    await client.quit().catch(() => client.disconnect());
+  }
+
+  private async readRange(
+    thread: string,
+    max: string,
+    min: string,
+    limit: number,
+  ): Promise<CheckpointRecord[]> {
+    const [checkpoints, steps] = threadKeys(this.#keys, thread);
+    const reply = await this.call(READ, [checkpoints, steps], [max, min, limit]);
+    return groups(reply, 5).map((row) => {
+      try {
+        return decodeRow(thread, row);
+      } catch (error) {
+        throw this.corrupt(this.locate(thread, Number(row[0])), error);
+      }
+    });
+  }
+
+  private corrupt(location: string, error: unknown): unknown {
+    if (!(error instanceof UnreadableEntry)) return error;
+    return new CorruptCheckpointError(location, error.message, { backend: this.backend });
+  }
+
+  private call(script: LuaScript, keys: readonly string[], args: readonly RedisArg[]): Promise<unknown> {
+    return runScript(this.client, script, keys, args);
+  }
+}

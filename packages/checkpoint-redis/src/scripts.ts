@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+
+/** A Lua script, called by its SHA1 once loaded. */
+export interface LuaScript {
+  readonly name: string;
+  readonly body: string;
+  /** SHA1 of `body`, as `SCRIPT LOAD` returns it. */
+  readonly sha: string;
+}
+
+function lua(name: string, body: string): LuaScript {
+  return { name, body, sha: createHash('sha1').update(body).digest('hex') };
+}
+
+// Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:s state,
+// N:p interrupt payload. Index keys always come as KEYS[4..7] = all, running, interrupted, done.
+
+/**
+ * put: the revision check, the write, the summary and the thread index, in one atomic call.
+ * KEYS: checkpoints, steps, head, idx all, idx running, idx interrupted, idx done.
+ * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, state, payload, status, ts.
+ * Returns {1, new revision} or {0, stored revision} on conflict (nothing written).
+ */
+export const PUT = lua(
+  'put',
+  `local step = ARGV[2]
+local rfield = step .. ':r'
+local current = tonumber(redis.call('HGET', KEYS[1], rfield) or '0')
+if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then
+  return {0, current}
+end
+local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
+redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':s', ARGV[6], step .. ':p', ARGV[7])
+redis.call('ZADD', KEYS[2], step, step)
+if redis.call('ZREVRANGE', KEYS[2], 0, 0)[1] == step then
+  local status_key = {running = 5, interrupted = 6, done = 7}
+  local status = ARGV[8]
+  local previous = redis.call('HGET', KEYS[3], 'status')
+  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[9])
+  if previous ~= status then
+    if previous and status_key[previous] then
+      redis.call('ZREM', KEYS[status_key[previous]], ARGV[1])
+    end
+    redis.call('ZADD', KEYS[status_key[status]], 0, ARGV[1])
+  end
+  redis.call('ZADD', KEYS[4], 0, ARGV[1])
+end
+return {1, revision}`,
+);
+
+/**
+ * get and list: steps newest first within [min, max], at most `limit` (-1: all), with their fields.
+ * KEYS: checkpoints, steps. ARGV: max, min, limit.
+ * Returns a flat array of (step, revision, meta, state, payload) groups.
+ */
+export const READ = lua(
+  'read',
+  `local steps = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
+local out = {}
+for _, step in ipairs(steps) do
+  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':s', step .. ':p')
+  out[#out + 1] = step
+  for i = 1, 4 do out[#out + 1] = f[i] end
+end
+return out`,
+);
+
+/**
+ * listThreads: thread ids from one index in byte order after `min`, with their summaries; never touches state.
+ * KEYS: an index. ARGV: min ('-' or '(' .. after), limit (-1: all), the head key prefix.
+ * Returns a flat array of (thread, step, status, ts) groups.
+ */
+export const THREADS = lua(
+  'threads',
+  `local ids = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], '+', 'LIMIT', 0, ARGV[2])
+local out = {}
+for _, id in ipairs(ids) do
+  local h = redis.call('HMGET', ARGV[3] .. id, 'step', 'status', 'ts')
+  out[#out + 1] = id
+  for i = 1, 3 do out[#out + 1] = h[i] end
+end
+return out`,
+);
+
+/**
+ * deleteThread: drops the thread's keys and index entries. KEYS: checkpoints, steps, head, the four indexes.
+ * ARGV: thread. Returns how many checkpoints there were.
+ */
+export const DELETE = lua(
+  'delete',
+  `local n = redis.call('ZCARD', KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+for i = 4, 7 do redis.call('ZREM', KEYS[i], ARGV[1]) end
+return n`,
+);
+
+/**
+ * prune: removes steps below `beforeStep` and/or older than `olderThan` (both: AND), never the latest.
+ * KEYS: checkpoints, steps. ARGV: beforeStep ('' = none), olderThan epoch ms ('' = none).
+ * Returns how many it removed. The summary needs no change: the latest checkpoint stays.
+ */
+export const PRUNE = lua(
+  'prune',
+  `local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
+if not latest then return 0 end
+local max = '+inf'
+if ARGV[1] ~= '' then max = '(' .. ARGV[1] end
+local older = tonumber(ARGV[2])
+local removed = 0
+for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
+  local remove = step ~= latest
+  if remove and older then
+    local t = tonumber(redis.call('HGET', KEYS[1], step .. ':t'))
+    remove = t ~= nil and t < older
+  end
+  if remove then
+    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':s', step .. ':p')
+    redis.call('ZREM', KEYS[2], step)
+    removed = removed + 1
+  end
+end
+return removed`,
+);
+
+/**
+ * setup: records the layout version under a fresh prefix and returns the stored one.
+ * KEYS: the format key. ARGV: this version.
+ */
+export const INIT = lua(
+  'init',
+  `local found = redis.call('GET', KEYS[1])
+if found then return found end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]`,
+);
+
+/** Every script, loaded by `setup()`. */
+export const SCRIPTS: readonly LuaScript[] = [PUT, READ, THREADS, DELETE, PRUNE, INIT];

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // Finds Redis (FLOW_TEST_REDIS_URL, 127.0.0.1:6379, or a container) once, and sweeps this run's keys at the end.
+    globalSetup: ['@flow/test-db/setup-redis'],
+    include: ['test/**/*.test.ts'],
+    testTimeout: 15_000,
+  },
+});
