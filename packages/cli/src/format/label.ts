@@ -1,10 +1,17 @@
 // Control characters, line/paragraph separators and bidi overrides could break or disguise a table row.
 const UNSAFE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]|^\s|\s$/u;
+// What JSON.stringify leaves raw but a terminal would still act on.
+const RAW_AFTER_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * A thread id as people see it in tables and messages: as is, or JSON-quoted when it holds characters
- * that would break a line or disguise the text (newlines, escapes, bidi overrides, edge whitespace).
+ * A thread id as people see it in tables and messages: as is, or JSON-quoted with every control,
+ * separator and bidi character escaped when it holds one (or starts or ends with whitespace), so an id
+ * can never break a line or disguise itself.
  */
 export function threadLabel(thread: string): string {
-  return UNSAFE.test(thread) ? JSON.stringify(thread) : thread;
+  if (!UNSAFE.test(thread)) return thread;
+  return JSON.stringify(thread).replace(
+    RAW_AFTER_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
