@@ -1,0 +1,101 @@
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startVitest } from 'vitest/node';
+
+type Outcome = { passed: string[]; failed: string[] };
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+/**
+ * Runs every `test/fixtures/*.kit.ts` (the kit against the reference backend, correct or with one bug) in a
+ * nested vitest and returns, per fixture, the full names of the kit tests that passed and failed.
+ */
+async function runFixtures(): Promise<Map<string, Outcome>> {
+  const exitCode = process.exitCode;
+  const vitest = await startVitest('test', [], {
+    root: fixtures,
+    include: ['*.kit.ts'],
+    config: false,
+    watch: false,
+    reporters: [{}],
+    pool: 'threads',
+    isolate: false,
+    maxWorkers: 2,
+  });
+  try {
+    const outcomes = new Map<string, Outcome>();
+    for (const module of vitest.state.getTestModules()) {
+      const outcome: Outcome = { passed: [], failed: [] };
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') outcome.passed.push(test.fullName);
+        if (state === 'failed') outcome.failed.push(test.fullName);
+      }
+      outcomes.set(module.relativeModuleId.replace(/\.kit\.ts$/, ''), outcome);
+    }
+    return outcomes;
+  } finally {
+    await vitest.close();
+    // The nested run marks the process failed when a mutant fails, which is what we want from it.
+    process.exitCode = exitCode;
+  }
+}
+
+/** For each mutant: kit tests that must fail on it (full names: backend > suite > test). */
+const MUST_CATCH: Record<string, string[]> = {
+  'revision-not-bumped': [
+    'revision-not-bumped > revisions > an unconditional put bumps the revision: 1 when new, then old + 1',
+    'revision-not-bumped > put/get > resolves put with the stored revision, ignoring the revision given on input',
+    'revision-not-bumped > races > concurrent unconditional puts to one step each bump the revision once',
+  ],
+  'if-revision-ignored': [
+    'if-revision-ignored > revisions > a stale ifRevision rejects with CheckpointConflict carrying thread, step, expected, actual',
+    'if-revision-ignored > revisions > a conflict leaves storage unchanged: state, revision, ts, history and thread summary',
+    'if-revision-ignored > races > concurrent puts with ifRevision: 0 on an empty step: exactly one wins, the rest conflict',
+  ],
+  'prune-removes-latest': [
+    'prune-removes-latest > retention > prune never removes the latest checkpoint, even when it matches every bound',
+    'prune-removes-latest > retention > the latest is the highest step, even when it is the oldest by ts',
+    'prune-removes-latest > listThreads > the summary stays correct after prune and is gone after deleteThread',
+  ],
+  'js-sort-threads': [
+    'js-sort-threads > listThreads > sorts thread ids in code-point order (astral after U+E000–U+FFFF, not JS sort)',
+    'js-sort-threads > listThreads > pages across the whole set with after and limit',
+    'js-sort-threads > thread ids > stores hostile but valid ids faithfully, each isolated from the others',
+  ],
+  'list-oldest-first': [
+    'list-oldest-first > listing > list returns newest step first',
+    'list-oldest-first > listing > list pages through the whole history with beforeStep and limit',
+    'list-oldest-first > listing > list beforeStep is exclusive',
+  ],
+};
+
+describe('the kit catches deliberately broken backends', () => {
+  let outcomes: Map<string, Outcome>;
+
+  beforeAll(async () => {
+    outcomes = await runFixtures();
+  }, 60_000);
+
+  it('runs every fixture', () => {
+    expect([...outcomes.keys()].sort()).toEqual(['correct', ...Object.keys(MUST_CATCH)].sort());
+  });
+
+  it('the correct reference backend passes every kit test', () => {
+    const correct = outcomes.get('correct')!;
+    expect(correct.failed).toEqual([]);
+    expect(correct.passed.length).toBeGreaterThan(80);
+    expect(correct.passed).toContain(
+      'correct > durability > durability: not declared by harness (no reopen), so nothing survives a restart check',
+    );
+  });
+
+  for (const [mutant, names] of Object.entries(MUST_CATCH)) {
+    it(`mutant "${mutant}" fails the kit tests that guard its rule`, () => {
+      const { failed, passed } = outcomes.get(mutant)!;
+      for (const name of names) expect(failed, `expected to fail: ${name}`).toContain(name);
+      // Same kit, same tests: a mutant only moves tests from passed to failed.
+      expect(failed.length + passed.length).toBe(outcomes.get('correct')!.passed.length);
+    });
+  }
+});
