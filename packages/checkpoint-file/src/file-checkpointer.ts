@@ -1,0 +1,282 @@
+import { rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import {
+  BaseCheckpointer,
+  CheckpointConflict,
+  type CheckpointRecord,
+  compareThreadIds,
+  InvalidArgumentError,
+  jsonSerializer,
+  type ListOptions,
+  type ListThreadsOptions,
+  type NormalizedPruneBounds,
+  type ThreadInfo,
+} from '@flow/core';
+import type { FileLockOptions } from './file-lock.js';
+import { Layout, SUMMARY_FILE, stepFileName, stepsOf, TRASH_PREFIX, uniqueName } from './layout.js';
+import { mapLimit } from './map-limit.js';
+import { type FileCheckpointerOptions, lockTimings } from './options.js';
+import { ensureRoot, mkdirPrivate, removeFile, syncDir } from './private-fs.js';
+import { encodeStepFile, readStepFile, readStepHeader } from './step-file.js';
+import { encodeSummary, readSummary, summaryOf } from './summary-file.js';
+import {
+  commitFile,
+  entriesOf,
+  listSteps,
+  repairSummary,
+  summaryFromSteps,
+  sweepTemps,
+  writeTemp,
+} from './thread-dir.js';
+import { withThreadLock } from './thread-lock.js';
+import { isThreadName, threadName } from './thread-name.js';
+
+/** How many files one call reads at once. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * A checkpointer that keeps one JSON file per step under a directory: written atomically (temp file,
+ * fsync, rename, fsync of the directory), private (`0o700` directories, `0o600` files whatever the umask),
+ * with thread ids encoded so none can escape the directory, and conditional puts that stay exactly-once
+ * across processes. See the README for the layout on disk.
+ *
+ * @example
+ * const checkpointer = new FileCheckpointer('./.flow');
+ * await checkpointer.put(new Checkpoint({ thread: 'order-42', step: 0, state: { n: 0 }, next: ['work'] }));
+ * const latest = await checkpointer.get('order-42');
+ */
+export class FileCheckpointer extends BaseCheckpointer {
+  protected readonly backend = 'file';
+  /** The absolute root directory this checkpointer stores into. */
+  readonly dir: string;
+  readonly #layout: Layout;
+  readonly #lock: FileLockOptions;
+  /** The default serializer emits JSON, which goes into the file as is; other text is wrapped in a string. */
+  readonly #rawJson: boolean;
+  readonly #inflight = new Set<Promise<unknown>>();
+
+  constructor(dir: string, options: FileCheckpointerOptions = {}) {
+    if (typeof dir !== 'string' || dir === '' || dir.includes('\u0000')) {
+      throw new InvalidArgumentError('[flow:file] dir must be a non-empty path string');
+    }
+    const lock = lockTimings(options);
+    super(options);
+    this.dir = resolve(dir);
+    this.#layout = new Layout(this.dir);
+    this.#lock = lock;
+    this.#rawJson = this.serializer === jsonSerializer;
+  }
+
+  protected override locate(thread: string, step: number): string {
+    return this.#layout.stepFile(thread, step);
+  }
+
+  protected initialize(): Promise<void> {
+    return this.#track(async () => {
+      await ensureRoot(this.dir);
+      if (!(await stat(this.dir)).isDirectory()) throw new Error(`${this.dir} is not a directory`);
+      const madeThreads = await mkdirPrivate(this.#layout.threads);
+      const madeLocks = await mkdirPrivate(this.#layout.locks);
+      if (madeThreads || madeLocks) await syncDir(this.dir);
+      await this.#emptyTrash();
+    });
+  }
+
+  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    const { thread, step } = record;
+    const dir = this.#layout.threadDir(thread);
+    const file = join(dir, stepFileName(step));
+    const summaryPath = join(dir, SUMMARY_FILE);
+    return this.#locked(thread, async () => {
+      const current = (await readStepHeader(file, thread, step))?.revision ?? 0;
+      if (ifRevision !== undefined && ifRevision !== current) {
+        throw new CheckpointConflict({
+          thread,
+          step,
+          expected: ifRevision,
+          actual: current,
+          backend: 'file',
+        });
+      }
+      const revision = current + 1;
+      if (await mkdirPrivate(dir)) await syncDir(this.#layout.threads);
+      const summary = await this.#nextSummary(dir, record, summaryPath);
+      // Both files are fully written before either is moved into place.
+      const stepTemp = await writeTemp(dir, encodeStepFile(record, revision, this.#rawJson), true);
+      let summaryTemp: string | undefined;
+      try {
+        if (summary !== undefined) summaryTemp = await writeTemp(dir, encodeSummary(summary), false);
+        if (!(await commitFile(stepTemp, file, ifRevision === 0))) {
+          const actual = (await readStepHeader(file, thread, step))?.revision ?? 0;
+          throw new CheckpointConflict({ thread, step, expected: 0, actual, backend: 'file' });
+        }
+      } catch (error) {
+        await removeFile(stepTemp).catch(() => {});
+        if (summaryTemp !== undefined) await removeFile(summaryTemp).catch(() => {});
+        throw error;
+      }
+      if (summaryTemp !== undefined) {
+        // The step is committed; the summary is a cache. If it cannot be replaced, remove it so readers
+        // fall back to the step files rather than trust an old one.
+        await rename(summaryTemp, summaryPath).catch(async () => {
+          await removeFile(summaryPath).catch(() => {});
+          await removeFile(summaryTemp).catch(() => {});
+        });
+      }
+      await syncDir(dir);
+      return revision;
+    });
+  }
+
+  /** The summary after `record` lands, or `undefined` when the current one stays right. */
+  async #nextSummary(dir: string, record: CheckpointRecord, path: string): Promise<ThreadInfo | undefined> {
+    const mine = summaryOf({ ...record, next: [...record.next] });
+    const prior = await readSummary(path);
+    if (prior !== undefined && prior.thread === record.thread) {
+      return record.step >= prior.latestStep ? mine : undefined;
+    }
+    // No usable summary (new thread, or a crash): the latest of the stored steps and this one.
+    const higher = (await listSteps(dir)).filter((s) => s > record.step);
+    if (higher.length === 0) return mine;
+    try {
+      return await summaryFromSteps(dir, record.thread, higher);
+    } catch {
+      return undefined; // a corrupt latest step: listThreads will name it
+    }
+  }
+
+  protected readRecord(thread: string, step: number | undefined): Promise<CheckpointRecord | undefined> {
+    return this.#track(async () => {
+      if (step !== undefined) return readStepFile(this.#layout.stepFile(thread, step), thread, step);
+      // The step files, not the summary, say which is the latest: they are what a put commits first.
+      const dir = this.#layout.threadDir(thread);
+      for (const s of await listSteps(dir)) {
+        const record = await readStepFile(join(dir, stepFileName(s)), thread, s);
+        if (record !== undefined) return record; // undefined: deleted meanwhile, try the next
+      }
+      return undefined;
+    });
+  }
+
+  protected readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
+    return this.#track(async () => {
+      const dir = this.#layout.threadDir(thread);
+      let steps = await listSteps(dir);
+      const { beforeStep, limit } = opts;
+      if (beforeStep !== undefined) steps = steps.filter((s) => s < beforeStep);
+      if (limit !== undefined) steps = steps.slice(0, limit);
+      const records = await mapLimit(steps, READ_CONCURRENCY, (s) =>
+        readStepFile(join(dir, stepFileName(s)), thread, s),
+      );
+      return records.filter((r) => r !== undefined);
+    });
+  }
+
+  protected readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
+    return this.#track(async () => {
+      const names = (await entriesOf(this.#layout.threads)).filter(isThreadName);
+      const infos = await mapLimit(names, READ_CONCURRENCY, (name) => this.#threadInfo(name));
+      const { after, status, limit } = opts;
+      let out = infos.filter((i) => i !== undefined).sort((a, b) => compareThreadIds(a.thread, b.thread));
+      if (after !== undefined) out = out.filter((i) => compareThreadIds(i.thread, after) > 0);
+      if (status !== undefined) out = out.filter((i) => statusOf(i) === status);
+      return limit === undefined ? out : out.slice(0, limit);
+    });
+  }
+
+  /** One thread's summary; from the latest step's header when the summary file is missing or stale. */
+  async #threadInfo(name: string): Promise<ThreadInfo | undefined> {
+    const dir = join(this.#layout.threads, name);
+    const summary = await readSummary(join(dir, SUMMARY_FILE));
+    if (summary !== undefined && threadName(summary.thread) === name) return summary;
+    const info = await summaryFromSteps(dir, undefined, await listSteps(dir));
+    return info !== undefined && threadName(info.thread) === name ? info : undefined;
+  }
+
+  protected removeThread(thread: string): Promise<number> {
+    return this.#track(async () => {
+      const dir = this.#layout.threadDir(thread);
+      const moved = await this.#locked(thread, async () => {
+        const count = (await listSteps(dir)).length;
+        if (count === 0) {
+          await rm(dir, { recursive: true, force: true });
+          return { count, trash: undefined };
+        }
+        // One rename takes the whole thread out of sight at once; the files go after the lock is freed.
+        const trash = join(this.#layout.threads, uniqueName(TRASH_PREFIX));
+        await rename(dir, trash);
+        await syncDir(this.#layout.threads);
+        return { count, trash };
+      });
+      // Already out of sight; should removing fail, the next setup() empties the trash.
+      if (moved.trash !== undefined) await rm(moved.trash, { recursive: true, force: true }).catch(() => {});
+      return moved.count;
+    });
+  }
+
+  protected removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+    return this.#locked(thread, async () => {
+      const dir = this.#layout.threadDir(thread);
+      const entries = await entriesOf(dir);
+      await sweepTemps(dir, entries);
+      // The first (highest) step is the latest, which prune never removes.
+      let doomed = stepsOf(entries).slice(1);
+      const { beforeStep, olderThan } = bounds;
+      if (beforeStep !== undefined) doomed = doomed.filter((s) => s < beforeStep);
+      if (olderThan !== undefined) {
+        const limit = Date.parse(olderThan);
+        const headers = await mapLimit(doomed, READ_CONCURRENCY, (s) =>
+          readStepHeader(join(dir, stepFileName(s)), thread, s),
+        );
+        doomed = doomed.filter((_, i) => {
+          const h = headers[i];
+          return h !== undefined && Date.parse(h.ts) < limit;
+        });
+      }
+      for (const s of doomed) await removeFile(join(dir, stepFileName(s)));
+      if (doomed.length > 0) await syncDir(dir);
+      return doomed.length;
+    });
+  }
+
+  protected async release(): Promise<void> {
+    // Nothing stays open between calls; wait for this instance's calls in flight so their locks are freed.
+    await Promise.allSettled([...this.#inflight]);
+  }
+
+  /** Runs `fn` under the thread lock, first tidying up after a crashed holder if its lock was broken. */
+  #locked<T>(thread: string, fn: () => Promise<T>): Promise<T> {
+    return this.#track(() =>
+      withThreadLock(this.#layout.lockFile(thread), this.#lock, async (brokeStale) => {
+        if (brokeStale) {
+          const dir = this.#layout.threadDir(thread);
+          const entries = await entriesOf(dir);
+          await sweepTemps(dir, entries);
+          await repairSummary(dir, thread, entries);
+        }
+        return fn();
+      }),
+    );
+  }
+
+  /** Runs an operation and remembers it until it settles, so `close()` can wait for it. */
+  #track<T>(fn: () => Promise<T>): Promise<T> {
+    const p = fn();
+    this.#inflight.add(p);
+    const forget = () => this.#inflight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  /** Removes thread directories a crashed `deleteThread` renamed away but did not finish removing. */
+  async #emptyTrash(): Promise<void> {
+    for (const name of await entriesOf(this.#layout.threads)) {
+      if (!name.startsWith(TRASH_PREFIX)) continue;
+      await rm(join(this.#layout.threads, name), { recursive: true, force: true }).catch(() => {});
+    }
+  }
+}
+
+function statusOf(info: ThreadInfo): 'done' | 'interrupted' | 'running' {
+  return info.done ? 'done' : info.interrupted ? 'interrupted' : 'running';
+}

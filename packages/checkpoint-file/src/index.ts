@@ -1,0 +1,2 @@
+export { FileCheckpointer } from './file-checkpointer.js';
+export type { FileCheckpointerOptions } from './options.js';

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { threadName } from './thread-name.js';
+
+/**
+ * Where everything lives under the root:
+ *
+ *     <root>/threads/<thread-name>/0000000042.json   one file per step
+ *     <root>/threads/<thread-name>/thread.json       the thread's summary (for listThreads)
+ *     <root>/threads/<thread-name>/.tmp-*            a write in progress (or left by a crash)
+ *     <root>/threads/.trash-*                        a thread being deleted
+ *     <root>/locks/<thread-name>.lock                a per-thread lock, present only while held
+ */
+export class Layout {
+  readonly threads: string;
+  readonly locks: string;
+
+  constructor(readonly root: string) {
+    this.threads = join(root, 'threads');
+    this.locks = join(root, 'locks');
+  }
+
+  threadDir(thread: string): string {
+    return join(this.threads, threadName(thread));
+  }
+
+  stepFile(thread: string, step: number): string {
+    return join(this.threadDir(thread), stepFileName(step));
+  }
+
+  summaryFile(threadDir: string): string {
+    return join(threadDir, SUMMARY_FILE);
+  }
+
+  lockFile(thread: string): string {
+    return join(this.locks, `${threadName(thread)}.lock`);
+  }
+}
+
+/** The summary file's name inside a thread directory. */
+export const SUMMARY_FILE = 'thread.json';
+/** Prefix of temp files; they start with `.`, so they never look like a step file or a thread. */
+export const TEMP_PREFIX = '.tmp-';
+/** Prefix of thread directories renamed away by `deleteThread` before they are removed. */
+export const TRASH_PREFIX = '.trash-';
+
+const STEP_FILE = /^(\d{10})\.json$/;
+
+/** `42` → `0000000042.json`: ten digits hold every step up to 2^31 − 1 and sort in step order. */
+export function stepFileName(step: number): string {
+  return `${String(step).padStart(10, '0')}.json`;
+}
+
+/** The step a directory entry holds, or `undefined` for anything else (temp files, the summary...). */
+export function parseStepFileName(name: string): number | undefined {
+  const m = STEP_FILE.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The steps stored in a thread directory's listing, highest first. */
+export function stepsOf(names: readonly string[]): number[] {
+  const steps: number[] = [];
+  for (const name of names) {
+    const step = parseStepFileName(name);
+    if (step !== undefined) steps.push(step);
+  }
+  return steps.sort((a, b) => b - a);
+}
+
+/** A unique name for a temp file or trash directory, with the pid so a person can tell whose it was. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}${process.pid}-${randomBytes(6).toString('hex')}`;
+}

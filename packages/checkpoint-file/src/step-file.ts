@@ -1,0 +1,181 @@
+import { open, readFile } from 'node:fs/promises';
+import { type CheckpointRecord, CorruptCheckpointError } from '@flow/core';
+import { hasCode } from './private-fs.js';
+
+/**
+ * What a step file says about itself, before the two serialized fields. The file is one JSON object:
+ * these fields first, then `"interruptPayload"` and `"state"` last, their sizes in bytes given up front,
+ * so a reader can take the header alone (revision, `listThreads`) or slice the two texts without parsing
+ * them twice.
+ */
+export interface StepHeader {
+  format: 1;
+  thread: string;
+  step: number;
+  revision: number;
+  ts: string;
+  next: string[];
+  interrupted: boolean;
+  interruptNode: string | null;
+  /** `true`: the two fields hold JSON strings wrapping the serializer's text; `false`: the text itself. */
+  text: boolean;
+  payloadBytes: number;
+  stateBytes: number;
+}
+
+const PAYLOAD_MARK = Buffer.from(',"interruptPayload":');
+const STATE_MARK = Buffer.from(',"state":');
+/** Most headers fit here; a longer one (a huge `next`, say) is read whole. */
+const HEADER_CHUNK = 16 * 1024;
+
+/**
+ * The bytes of a step file. `rawJson` says the serializer's output is JSON (the default serializer's
+ * is) and goes in as it is; other text is wrapped in a JSON string so the file stays valid JSON.
+ */
+export function encodeStepFile(record: CheckpointRecord, revision: number, rawJson: boolean): Buffer {
+  const payload = rawJson ? record.interruptPayload : JSON.stringify(record.interruptPayload);
+  const state = rawJson ? record.state : JSON.stringify(record.state);
+  const header: StepHeader = {
+    format: 1,
+    thread: record.thread,
+    step: record.step,
+    revision,
+    ts: record.ts,
+    next: [...record.next],
+    interrupted: record.interrupted,
+    interruptNode: record.interruptNode,
+    text: !rawJson,
+    payloadBytes: Buffer.byteLength(payload),
+    stateBytes: Buffer.byteLength(state),
+  };
+  const head = JSON.stringify(header);
+  return Buffer.from(`${head.slice(0, -1)},"interruptPayload":${payload},"state":${state}}\n`);
+}
+
+function corrupt(path: string, detail: string, cause?: unknown): CorruptCheckpointError {
+  return new CorruptCheckpointError(path, detail, { backend: 'file', cause });
+}
+
+/**
+ * Parses the header at the start of `buf`. Inside a JSON string every `"` follows a `\`, so the first
+ * `,"interruptPayload":` in the file is the end of the header.
+ */
+function parseHeader(
+  buf: Buffer,
+  path: string,
+  thread: string | undefined,
+  step: number,
+): [StepHeader, number] {
+  const at = buf.indexOf(PAYLOAD_MARK);
+  if (at < 0) throw corrupt(path, 'not a step file (no interruptPayload field)');
+  let h: StepHeader;
+  try {
+    h = JSON.parse(`${buf.toString('utf8', 0, at)}}`) as StepHeader;
+  } catch (error) {
+    throw corrupt(path, `unreadable header: ${(error as Error).message}`, error);
+  }
+  const ok =
+    typeof h === 'object' &&
+    h !== null &&
+    h.format === 1 &&
+    typeof h.ts === 'string' &&
+    Number.isSafeInteger(h.revision) &&
+    h.revision > 0 &&
+    Array.isArray(h.next) &&
+    h.next.every((n) => typeof n === 'string') &&
+    typeof h.interrupted === 'boolean' &&
+    (h.interruptNode === null || typeof h.interruptNode === 'string') &&
+    typeof h.text === 'boolean' &&
+    Number.isSafeInteger(h.payloadBytes) &&
+    h.payloadBytes >= 0 &&
+    Number.isSafeInteger(h.stateBytes) &&
+    h.stateBytes >= 0;
+  if (!ok) throw corrupt(path, 'malformed header');
+  if (typeof h.thread !== 'string' || (thread !== undefined && h.thread !== thread) || h.step !== step) {
+    throw corrupt(path, `holds thread ${JSON.stringify(h.thread)} step ${h.step}, not this one`);
+  }
+  return [h, at + PAYLOAD_MARK.length];
+}
+
+/**
+ * Reads only the header of a step file (its revision, ts, status), never its state.
+ * `undefined` when the file does not exist. `thread` undefined: any thread (the caller checks it).
+ */
+export async function readStepHeader(
+  path: string,
+  thread: string | undefined,
+  step: number,
+): Promise<StepHeader | undefined> {
+  let fh: Awaited<ReturnType<typeof open>>;
+  try {
+    fh = await open(path, 'r');
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(HEADER_CHUNK);
+    const { bytesRead } = await fh.read(chunk, 0, HEADER_CHUNK, 0);
+    let buf = chunk.subarray(0, bytesRead);
+    if (buf.indexOf(PAYLOAD_MARK) < 0 && bytesRead === HEADER_CHUNK) buf = await fh.readFile();
+    return parseHeader(buf, path, thread, step)[0];
+  } finally {
+    await fh.close();
+  }
+}
+
+function decodeField(buf: Buffer, start: number, bytes: number, text: boolean, path: string): string {
+  const raw = buf.toString('utf8', start, start + bytes);
+  if (!text) return raw;
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value !== 'string') throw new Error('not a string');
+    return value;
+  } catch (error) {
+    throw corrupt(path, `unreadable text field: ${(error as Error).message}`, error);
+  }
+}
+
+/** Parses a whole step file into the record it holds, checking every size and delimiter. */
+export function decodeStepFile(buf: Buffer, path: string, thread: string, step: number): CheckpointRecord {
+  const [h, payloadAt] = parseHeader(buf, path, thread, step);
+  const stateMarkAt = payloadAt + h.payloadBytes;
+  const stateAt = stateMarkAt + STATE_MARK.length;
+  const end = stateAt + h.stateBytes;
+  const intact =
+    end < buf.length &&
+    buf.subarray(stateMarkAt, stateAt).equals(STATE_MARK) &&
+    buf[end] === 0x7d && // `}`
+    buf
+      .subarray(end + 1)
+      .toString('latin1')
+      .trim() === '';
+  if (!intact) throw corrupt(path, 'truncated or altered (sizes do not match the content)');
+  return {
+    thread: h.thread,
+    step: h.step,
+    state: decodeField(buf, stateAt, h.stateBytes, h.text, path),
+    next: h.next,
+    interrupted: h.interrupted,
+    interruptNode: h.interruptNode,
+    interruptPayload: decodeField(buf, payloadAt, h.payloadBytes, h.text, path),
+    ts: h.ts,
+    revision: h.revision,
+  };
+}
+
+/** Reads and parses a step file; `undefined` when it does not exist. */
+export async function readStepFile(
+  path: string,
+  thread: string,
+  step: number,
+): Promise<CheckpointRecord | undefined> {
+  let buf: Buffer;
+  try {
+    buf = await readFile(path);
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  return decodeStepFile(buf, path, thread, step);
+}

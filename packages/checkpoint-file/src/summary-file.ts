@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import type { ThreadInfo } from '@flow/core';
+import type { StepHeader } from './step-file.js';
+
+/**
+ * The thread summary (`thread.json`): the latest step's status without its state, so `listThreads` reads
+ * one small file per thread. It is a cache of the step files, rewritten under the thread lock by every put
+ * that raises (or repeats) the latest step. When it is missing or unreadable (a crash between the step
+ * rename and its own), readers fall back to the latest step file's header.
+ */
+export function encodeSummary(info: ThreadInfo): Buffer {
+  return Buffer.from(`${JSON.stringify({ format: 1, ...info })}\n`);
+}
+
+/** The summary a step header implies when that step is the thread's latest. */
+export function summaryOf(
+  h: Pick<StepHeader, 'thread' | 'step' | 'next' | 'interrupted' | 'ts'>,
+): ThreadInfo {
+  return {
+    thread: h.thread,
+    latestStep: h.step,
+    interrupted: h.interrupted,
+    done: h.next.length === 0 && !h.interrupted,
+    ts: h.ts,
+  };
+}
+
+/** Reads a summary file; `undefined` when it is missing or unreadable, which callers repair from the steps. */
+export async function readSummary(path: string): Promise<ThreadInfo | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const s = JSON.parse(text) as ThreadInfo & { format?: number };
+    const ok =
+      s.format === 1 &&
+      typeof s.thread === 'string' &&
+      Number.isSafeInteger(s.latestStep) &&
+      typeof s.interrupted === 'boolean' &&
+      typeof s.done === 'boolean' &&
+      typeof s.ts === 'string';
+    if (!ok) return undefined;
+    return { thread: s.thread, latestStep: s.latestStep, interrupted: s.interrupted, done: s.done, ts: s.ts };
+  } catch {
+    return undefined;
+  }
+}
