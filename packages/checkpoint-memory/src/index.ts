@@ -1,0 +1,1 @@
+export { MemoryCheckpointer, type MemoryCheckpointerOptions } from './memory-checkpointer.js';

@@ -1,0 +1,147 @@
+import {
+  BaseCheckpointer,
+  type BaseCheckpointerOptions,
+  CheckpointConflict,
+  type CheckpointRecord,
+  compareThreadIds,
+  type ListOptions,
+  type ListThreadsOptions,
+  type NormalizedPruneBounds,
+  type ThreadInfo,
+} from '@flow/core';
+import { matchesStatus, toThreadInfo } from './thread-summary.js';
+
+/** Options of `new MemoryCheckpointer(options)`. */
+export type MemoryCheckpointerOptions = BaseCheckpointerOptions;
+
+/** One thread: its records by step, and the record with the highest step (the thread summary). */
+interface ThreadEntry {
+  readonly steps: Map<number, CheckpointRecord>;
+  latest: CheckpointRecord;
+}
+
+/**
+ * An in-process checkpointer for tests and scripts. It keeps serialized records (not the caller's objects),
+ * so a stored checkpoint is a snapshot exactly as in the durable backends. Everything lives in this instance
+ * and is dropped by `close()`: nothing survives the process, and two instances never share data.
+ *
+ * @example
+ * import { Checkpoint } from '@flow/core';
+ * import { MemoryCheckpointer } from '@flow/checkpoint-memory';
+ *
+ * const checkpointer = new MemoryCheckpointer();
+ * await checkpointer.put(new Checkpoint({ thread: 'order-42', step: 0, state: { n: 0 }, next: ['work'] }));
+ * (await checkpointer.get('order-42'))?.state; // { n: 0 }
+ */
+export class MemoryCheckpointer extends BaseCheckpointer {
+  protected readonly backend = 'memory';
+  readonly #threads = new Map<string, ThreadEntry>();
+  /** Thread ids in code-point order, rebuilt lazily after a thread is added or removed. */
+  #sorted: string[] | undefined;
+
+  constructor(options: MemoryCheckpointerOptions = {}) {
+    super(options);
+  }
+
+  protected async initialize(): Promise<void> {}
+
+  // No await before the Map updates: each write is one synchronous step, so concurrent puts cannot interleave.
+  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    const entry = this.#threads.get(record.thread);
+    const actual = entry?.steps.get(record.step)?.revision ?? 0;
+    if (ifRevision !== undefined && ifRevision !== actual) {
+      throw new CheckpointConflict({
+        thread: record.thread,
+        step: record.step,
+        expected: ifRevision,
+        actual,
+        backend: this.backend,
+      });
+    }
+    const stored: CheckpointRecord = { ...record, revision: actual + 1 };
+    if (entry === undefined) {
+      this.#threads.set(record.thread, { steps: new Map([[record.step, stored]]), latest: stored });
+      this.#sorted = undefined;
+    } else {
+      entry.steps.set(record.step, stored);
+      if (record.step >= entry.latest.step) entry.latest = stored;
+    }
+    return stored.revision;
+  }
+
+  protected async readRecord(
+    thread: string,
+    step: number | undefined,
+  ): Promise<CheckpointRecord | undefined> {
+    const entry = this.#threads.get(thread);
+    return step === undefined ? entry?.latest : entry?.steps.get(step);
+  }
+
+  protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
+    const entry = this.#threads.get(thread);
+    if (entry === undefined) return [];
+    const { beforeStep, limit } = opts;
+    const records = [...entry.steps.values()]
+      .filter((r) => beforeStep === undefined || r.step < beforeStep)
+      .sort((a, b) => b.step - a.step);
+    return limit === undefined ? records : records.slice(0, limit);
+  }
+
+  protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
+    const ids = this.sortedIds();
+    const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+    const out: ThreadInfo[] = [];
+    for (let i = opts.after === undefined ? 0 : firstAfter(ids, opts.after); i < ids.length; i++) {
+      if (out.length >= limit) break;
+      const latest = this.#threads.get(ids[i]!)!.latest;
+      if (matchesStatus(latest, opts.status)) out.push(toThreadInfo(latest));
+    }
+    return out;
+  }
+
+  protected async removeThread(thread: string): Promise<number> {
+    const entry = this.#threads.get(thread);
+    if (entry === undefined) return 0;
+    this.#threads.delete(thread);
+    this.#sorted = undefined;
+    return entry.steps.size;
+  }
+
+  protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+    const entry = this.#threads.get(thread);
+    if (entry === undefined) return 0;
+    const { beforeStep, olderThan } = bounds;
+    let removed = 0;
+    for (const [step, record] of entry.steps) {
+      if (record === entry.latest) continue;
+      if (beforeStep !== undefined && step >= beforeStep) continue;
+      // Both are toISOString() forms, whose text order is time order.
+      if (olderThan !== undefined && record.ts >= olderThan) continue;
+      entry.steps.delete(step);
+      removed++;
+    }
+    return removed;
+  }
+
+  protected async release(): Promise<void> {
+    this.#threads.clear();
+    this.#sorted = undefined;
+  }
+
+  private sortedIds(): string[] {
+    this.#sorted ??= [...this.#threads.keys()].sort(compareThreadIds);
+    return this.#sorted;
+  }
+}
+
+/** Index of the first id strictly after `after` in code-point order (binary search over sorted ids). */
+function firstAfter(ids: readonly string[], after: string): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareThreadIds(ids[mid]!, after) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
