@@ -1,0 +1,30 @@
+/**
+ * The part of a better-sqlite3 `Database` this package calls. Typing the driver by this small structural
+ * subset keeps better-sqlite3's own types out of our public declarations, lets the backend work across driver
+ * versions, and lets tests hand in an instrumented connection.
+ */
+export interface SqliteDatabase {
+  /** The file name (`':memory:'` for an in-memory database). */
+  readonly name: string;
+  /** `true` for an in-memory or temporary database, which has no WAL. */
+  readonly memory: boolean;
+  /** `false` once the connection is closed. */
+  readonly open: boolean;
+  prepare(source: string): SqliteStatement;
+  exec(source: string): unknown;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  transaction<F extends (...args: any[]) => unknown>(fn: F): SqliteTransaction<F>;
+  close(): unknown;
+}
+
+/** A prepared statement, as better-sqlite3 returns it. */
+export interface SqliteStatement {
+  run(...params: unknown[]): { changes: number };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** A function wrapped by `Database#transaction`; `immediate` runs it inside `BEGIN IMMEDIATE ... COMMIT`. */
+export interface SqliteTransaction<F extends (...args: any[]) => unknown> {
+  immediate(...args: F extends (...args: infer A) => unknown ? A : never): ReturnType<F>;
+}

@@ -1,0 +1,73 @@
+import type { ThreadStatus } from '@flow/core';
+import type { SqliteDatabase, SqliteStatement } from './driver.js';
+
+const COLUMNS = 'thread, step, revision, ts, next, interrupted, interrupt_node, interrupt_payload, state';
+const VALUES =
+  '@thread, @step, 1, @ts, @tsMs, @next, @interrupted, @interruptNode, @interruptPayload, @state';
+const INSERT = `INSERT INTO flow_checkpoints (thread, step, revision, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state) VALUES (${VALUES})`;
+const SET = `ts = @ts, ts_ms = @tsMs, next = @next, interrupted = @interrupted,
+  interrupt_node = @interruptNode, interrupt_payload = @interruptPayload, state = @state`;
+
+/** `listThreads` filters; each is a prepared statement of its own so SQLite can plan it on an index. */
+const STATUS_FILTER: Record<ThreadStatus | 'any', string> = {
+  any: '',
+  done: 'AND done = 1',
+  interrupted: 'AND interrupted = 1',
+  running: 'AND done = 0 AND interrupted = 0',
+};
+
+/** The SQL of every statement the checkpointer runs, by role (tests inspect their query plans). */
+export const SQL = {
+  /** Unconditional put: insert at revision 1, or bump the stored revision. */
+  upsert: `${INSERT} ON CONFLICT (thread, step) DO UPDATE SET revision = revision + 1, ${SET} RETURNING revision`,
+  /** `ifRevision: 0`: insert only when nothing is stored; no row back means a conflict. */
+  insertNew: `${INSERT} ON CONFLICT (thread, step) DO NOTHING RETURNING revision`,
+  /** `ifRevision: n > 0`: update only at revision n; no row back means a conflict. */
+  updateAt: `UPDATE flow_checkpoints SET revision = revision + 1, ${SET}
+    WHERE thread = @thread AND step = @step AND revision = @expected RETURNING revision`,
+  /** Read only after a conflict, to report `actual`. */
+  revision: 'SELECT revision FROM flow_checkpoints WHERE thread = @thread AND step = @step',
+  /** The summary follows the highest step; a write to an older step leaves it alone. */
+  touchThread: `INSERT INTO flow_threads (thread, latest_step, interrupted, done, ts)
+    VALUES (@thread, @step, @interrupted, @done, @ts)
+    ON CONFLICT (thread) DO UPDATE SET latest_step = excluded.latest_step, interrupted = excluded.interrupted,
+      done = excluded.done, ts = excluded.ts
+    WHERE excluded.latest_step >= flow_threads.latest_step`,
+  latest: `SELECT ${COLUMNS} FROM flow_checkpoints WHERE thread = @thread ORDER BY step DESC LIMIT 1`,
+  at: `SELECT ${COLUMNS} FROM flow_checkpoints WHERE thread = @thread AND step = @step`,
+  list: `SELECT ${COLUMNS} FROM flow_checkpoints WHERE thread = @thread AND step < @beforeStep
+    ORDER BY step DESC LIMIT @limit`,
+  threads: Object.fromEntries(
+    Object.entries(STATUS_FILTER).map(([status, filter]) => [
+      status,
+      `SELECT thread, latest_step, interrupted, done, ts FROM flow_threads
+        WHERE thread > @after ${filter} ORDER BY thread LIMIT @limit`,
+    ]),
+  ) as Record<ThreadStatus | 'any', string>,
+  deleteCheckpoints: 'DELETE FROM flow_checkpoints WHERE thread = @thread',
+  deleteThread: 'DELETE FROM flow_threads WHERE thread = @thread',
+  /** Never the latest step, so the summary (which describes it) stays right without a write. */
+  prune: `DELETE FROM flow_checkpoints WHERE thread = @thread
+    AND (@beforeStep IS NULL OR step < @beforeStep)
+    AND (@olderThan IS NULL OR ts_ms < @olderThan)
+    AND step < (SELECT max(step) FROM flow_checkpoints WHERE thread = @thread)`,
+} as const;
+
+type Prepared<T> = { [K in keyof T]: T[K] extends string ? SqliteStatement : Prepared<T[K]> };
+
+/** Every statement, prepared once per connection and reused for the checkpointer's lifetime. */
+export type Statements = Prepared<typeof SQL>;
+
+function prepareAll<T extends object>(db: SqliteDatabase, sql: T): Prepared<T> {
+  return Object.fromEntries(
+    Object.entries(sql).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? db.prepare(value) : prepareAll(db, value as object),
+    ]),
+  ) as Prepared<T>;
+}
+
+/** Prepares every statement; the schema must exist. */
+export function prepareStatements(db: SqliteDatabase): Statements {
+  return prepareAll(db, SQL);
+}
