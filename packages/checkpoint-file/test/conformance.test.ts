@@ -1,0 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeCheckpointer } from '@flow/checkpoint-conformance';
+import { FileCheckpointer } from '../src/index.js';
+
+// Each create() gets its own temp root; reopen() is a second instance on the same root.
+describeCheckpointer('file', {
+  create: async () => new FileCheckpointer(join(await mkdtemp(join(tmpdir(), 'flow-file-kit-')), 'store')),
+  reopen: async (cp) => new FileCheckpointer(cp.dir),
+  cleanup: async (cp) => rm(join(cp.dir, '..'), { recursive: true, force: true }),
+  timeout: 20_000,
+});
