@@ -69,9 +69,7 @@ export const listThreadsSuite: ConformanceSuite = {
       expect(ids(await cp.listThreads({ after: 'b' }))).toEqual(all.slice(all.indexOf('b') + 1));
       expect(ids(await cp.listThreads({ after: '\uFFFD' }))).toEqual(all.slice(all.indexOf('\uFFFD') + 1));
       // 'aa' is not stored: everything after it in code-point order.
-      expect(ids(await cp.listThreads({ after: 'aa' }))).toEqual(
-        all.filter((id) => codePointOrder([id, 'aa'])[0] === 'aa'),
-      );
+      expect(ids(await cp.listThreads({ after: 'aa' }))).toEqual(all.slice(all.indexOf('ab')));
       expect(await cp.listThreads({ after: all.at(-1)! })).toEqual([]);
     });
 
