@@ -27,7 +27,10 @@ export class ReferenceCheckpointer extends BaseCheckpointer {
         actual,
       });
     }
-    if (steps === undefined) this.#threads.set(record.thread, (steps = new Map()));
+    if (steps === undefined) {
+      steps = new Map();
+      this.#threads.set(record.thread, steps);
+    }
     steps.set(record.step, { ...record, revision: actual + 1 });
     return actual + 1;
   }
