@@ -1,0 +1,91 @@
+import type { PgPool, PgPoolClient } from './driver.js';
+import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
+import { quoteIdent } from './quote.js';
+
+/** First key of the two-key advisory lock ('flow' in ASCII); the second is the hash of the schema name. */
+const LOCK_NAMESPACE = 0x666c6f77;
+
+/** A schema migrated by a newer release: refusing beats writing rows that release cannot read. */
+function tooNew(s: string, version: number): Error {
+  return new Error(
+    `schema ${s} is at version ${version}, newer than this @flow/checkpoint-postgres knows ` +
+      `(${LATEST_VERSION}); upgrade the package`,
+  );
+}
+
+async function currentVersion(pool: PgPool, s: string): Promise<number> {
+  try {
+    const { rows } = await pool.query<{ version: number | null }>({
+      text: `SELECT max(version) AS version FROM ${s}.schema_migrations`,
+    });
+    return rows[0]?.version ?? 0;
+  } catch {
+    // No schema or no table yet (or the server is away): the locked path creates it or reports the error.
+    return 0;
+  }
+}
+
+async function migrateLocked(client: PgPoolClient, schema: string, s: string): Promise<void> {
+  // Serialises every setup() of this schema, across processes; taken before anything is created, so
+  // CREATE SCHEMA cannot race either. Released by COMMIT or ROLLBACK.
+  await client.query({
+    text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))',
+    values: [LOCK_NAMESPACE, schema],
+  });
+  const { rows } = await client.query<{ has_schema: boolean; has_table: boolean }>({
+    text: `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS has_schema,
+                  to_regclass($2) IS NOT NULL AS has_table`,
+    values: [schema, `${s}.schema_migrations`],
+  });
+  // Only missing objects are created, so a role without CREATE rights can still use a prepared schema.
+  if (!rows[0]?.has_schema) await client.query({ text: `CREATE SCHEMA ${s}` });
+  if (!rows[0]?.has_table) {
+    await client.query({
+      text: `CREATE TABLE ${s}.schema_migrations (
+               version    integer PRIMARY KEY,
+               name       text NOT NULL,
+               applied_at timestamptz NOT NULL DEFAULT now()
+             )`,
+    });
+  }
+  const applied = await client.query<{ version: number }>({
+    text: `SELECT version FROM ${s}.schema_migrations`,
+  });
+  const done = new Set(applied.rows.map((r) => Number(r.version)));
+  const newest = Math.max(0, ...done);
+  if (newest > LATEST_VERSION) throw tooNew(s, newest);
+  for (const migration of MIGRATIONS) {
+    if (done.has(migration.version)) continue;
+    await client.query({ text: migration.sql(s) });
+    await client.query({
+      text: `INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`,
+      values: [migration.version, migration.name],
+    });
+  }
+}
+
+/**
+ * Creates the schema and applies the missing migrations, all in one transaction under an advisory lock keyed
+ * on the schema name: any number of processes may call it at once on a fresh schema. A schema already at the
+ * latest version costs one query and takes no lock.
+ */
+export async function migrate(pool: PgPool, schema: string): Promise<void> {
+  const s = quoteIdent(schema);
+  const version = await currentVersion(pool, s);
+  if (version === LATEST_VERSION) return;
+  if (version > LATEST_VERSION) throw tooNew(s, version);
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  try {
+    await client.query({ text: 'BEGIN' });
+    await migrateLocked(client, schema, s);
+    await client.query({ text: 'COMMIT' });
+  } catch (error) {
+    failure = error instanceof Error ? error : new Error(String(error));
+    await client.query({ text: 'ROLLBACK' }).catch(() => {});
+    throw error;
+  } finally {
+    // After a failure the connection may be broken: let the pool drop it rather than hand it out again.
+    client.release(failure);
+  }
+}

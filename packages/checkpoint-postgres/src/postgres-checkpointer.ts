@@ -1,0 +1,183 @@
+import {
+  assertSchemaName,
+  BaseCheckpointer,
+  type BaseCheckpointerOptions,
+  CheckpointConflict,
+  type CheckpointRecord,
+  InvalidArgumentError,
+  type ListOptions,
+  type ListThreadsOptions,
+  MAX_STEP,
+  type NormalizedPruneBounds,
+  type ThreadInfo,
+} from '@flow/core';
+import type { PgPool } from './driver.js';
+import { migrate } from './migrate.js';
+import { createPool, isPool } from './pool.js';
+import { quoteIdent } from './quote.js';
+import { type CheckpointRow, type ThreadRow, toRecord, toThreadInfo } from './rows.js';
+import { bind, buildStatements, type Statements } from './statements.js';
+import { toPgTimestamp } from './timestamp.js';
+
+/** Options of `PostgresCheckpointer`. */
+export interface PostgresCheckpointerOptions extends BaseCheckpointerOptions {
+  /**
+   * The schema holding the tables, created by `setup()` when missing. Lets apps share one database; distinct
+   * names (case-sensitive: "Flow" ≠ "flow") are fully isolated. Must match `/^[A-Za-z_][A-Za-z0-9_]{0,62}$/`.
+   * @default 'flow'
+   */
+  schema?: string;
+}
+
+/** Above every valid step: the "no bound" value of `list` and `prune`. */
+const NO_STEP_BOUND = MAX_STEP + 1;
+
+/**
+ * A checkpointer on PostgreSQL (the `pg` driver): JSONB state, TIMESTAMPTZ times, a thread-summary table kept
+ * in the same transaction as every write, versioned migrations applied by `setup()` under an advisory lock.
+ * A put is one statement and one round trip; conditional puts are decided by the database.
+ *
+ * @example
+ * import { PostgresCheckpointer } from '@flow/checkpoint-postgres';
+ *
+ * const checkpointer = new PostgresCheckpointer('postgres://app@127.0.0.1:5432/app', { schema: 'flow' });
+ * await checkpointer.put(new Checkpoint({ thread: 'order-42', step: 0, state: { n: 0 }, next: ['work'] }));
+ * await checkpointer.close(); // ends the pool it created from the URL
+ */
+export class PostgresCheckpointer extends BaseCheckpointer {
+  protected readonly backend = 'postgres';
+  /** The schema this instance uses. */
+  readonly schema: string;
+  readonly #pool: PgPool;
+  readonly #ownsPool: boolean;
+  readonly #sql: Statements;
+
+  /**
+   * @param urlOrPool A connection URL (the checkpointer creates a pool and `close()` ends it), or a `pg.Pool`
+   *   (or anything with its `query`/`connect`/`end`), which stays yours: `close()` leaves it open.
+   */
+  constructor(urlOrPool: string | PgPool, options: PostgresCheckpointerOptions = {}) {
+    super(options);
+    const schema = options.schema ?? 'flow';
+    assertSchemaName(schema);
+    this.schema = schema;
+    if (typeof urlOrPool === 'string') {
+      this.#pool = createPool(urlOrPool);
+      this.#ownsPool = true;
+    } else if (isPool(urlOrPool)) {
+      this.#pool = urlOrPool;
+      this.#ownsPool = false;
+    } else {
+      throw new InvalidArgumentError(
+        '[flow:postgres] needs a connection URL or a pg.Pool (an object with query, connect and end)',
+      );
+    }
+    this.#sql = buildStatements(schema);
+  }
+
+  protected override locate(thread: string, step: number): string {
+    return `${quoteIdent(this.schema)}.checkpoints thread ${JSON.stringify(thread)} step ${step}`;
+  }
+
+  protected initialize(): Promise<void> {
+    return migrate(this.#pool, this.schema);
+  }
+
+  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    const values: unknown[] = [
+      record.thread,
+      record.step,
+      record.state,
+      record.next,
+      record.interrupted,
+      record.interruptNode,
+      record.interruptPayload,
+      toPgTimestamp(record.ts),
+    ];
+    let statement = this.#sql.put;
+    if (ifRevision === 0) statement = this.#sql.putIfAbsent;
+    else if (ifRevision !== undefined) {
+      statement = this.#sql.putIfRevision;
+      values.push(ifRevision);
+    }
+    const { rows } = await this.#pool.query<{ revision: number }>(bind(statement, values));
+    if (rows[0] !== undefined) return Number(rows[0].revision);
+    // Only a conditional put writes nothing; one more query, on this path only, names what is stored.
+    const stored = await this.#pool.query<{ revision: number }>(
+      bind(this.#sql.revisionOf, [record.thread, record.step]),
+    );
+    throw new CheckpointConflict({
+      thread: record.thread,
+      step: record.step,
+      expected: ifRevision ?? 0,
+      actual: Number(stored.rows[0]?.revision ?? 0),
+      backend: this.backend,
+    });
+  }
+
+  protected async readRecord(
+    thread: string,
+    step: number | undefined,
+  ): Promise<CheckpointRecord | undefined> {
+    const query =
+      step === undefined ? bind(this.#sql.getLatest, [thread]) : bind(this.#sql.getStep, [thread, step]);
+    const { rows } = await this.#pool.query<CheckpointRow>(query);
+    return rows[0] && toRecord(thread, rows[0]);
+  }
+
+  protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
+    const { rows } = await this.#pool.query<CheckpointRow>(
+      bind(this.#sql.list, [thread, opts.beforeStep ?? NO_STEP_BOUND, opts.limit ?? null]),
+    );
+    return rows.map((row) => toRecord(thread, row));
+  }
+
+  protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
+    const { rows } = await this.#pool.query<ThreadRow>(
+      bind(this.#sql.listThreads[opts.status ?? 'all'], [afterBound(opts.after), opts.limit ?? null]),
+    );
+    return rows.map(toThreadInfo);
+  }
+
+  protected async removeThread(thread: string): Promise<number> {
+    const client = await this.#pool.connect();
+    let failure: Error | undefined;
+    try {
+      await client.query({ text: 'BEGIN' });
+      // Wait for in-flight puts of this thread (they hold this lock), and keep new ones out until COMMIT;
+      // the DELETE then runs on a fresh snapshot that sees every committed step.
+      await client.query(bind(this.#sql.lockThread, [thread]));
+      const { rows } = await client.query<{ removed: number }>(bind(this.#sql.deleteThread, [thread]));
+      await client.query({ text: 'COMMIT' });
+      return rows[0]?.removed ?? 0;
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      await client.query({ text: 'ROLLBACK' }).catch(() => {});
+      throw error;
+    } finally {
+      client.release(failure);
+    }
+  }
+
+  protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+    const olderThan = bounds.olderThan === undefined ? 'infinity' : toPgTimestamp(bounds.olderThan);
+    const { rowCount } = await this.#pool.query(
+      bind(this.#sql.prune, [thread, bounds.beforeStep ?? NO_STEP_BOUND, olderThan]),
+    );
+    return rowCount ?? 0;
+  }
+
+  protected async release(): Promise<void> {
+    if (this.#ownsPool) await this.#pool.end();
+  }
+}
+
+/**
+ * The `after` bound as Postgres can take it. Text cannot hold U+0000 and no thread id contains it, so the
+ * ids after "ab\u0000c" are exactly the ids after "ab": cutting at the first U+0000 keeps the meaning.
+ */
+function afterBound(after: string | undefined): string {
+  if (after === undefined) return '';
+  const nul = after.indexOf('\u0000');
+  return nul === -1 ? after : after.slice(0, nul);
+}

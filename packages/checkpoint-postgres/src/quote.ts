@@ -1,0 +1,4 @@
+/** Quotes a SQL identifier. Schema names are validated too; quoting keeps case ("Flow" ≠ "flow"). */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,4 @@
+import { describePart } from './conformance-parts.js';
+
+// The shared conformance kit, third part: serialization, errors, setup, durability, close.
+describePart('lifecycle');

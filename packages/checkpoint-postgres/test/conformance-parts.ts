@@ -1,0 +1,45 @@
+import {
+  type CheckpointerHarness,
+  type ConformanceSuite,
+  closeSuite,
+  durabilitySuite,
+  errorsSuite,
+  listingSuite,
+  listThreadsSuite,
+  putGetSuite,
+  racesSuite,
+  registerSuite,
+  retentionSuite,
+  revisionsSuite,
+  serializationSuite,
+  setupSuite,
+  threadIdsSuite,
+} from '@flow/checkpoint-conformance';
+import { describe } from 'vitest';
+import { PostgresCheckpointer } from '../src/index.js';
+import { dropSchema, freshCheckpointer, url } from './harness.js';
+
+/**
+ * The kit, split over three test files so vitest runs them in parallel workers: each test builds and drops a
+ * schema, which is disk-bound on the server, not CPU-bound here. conformance.test.ts checks that the parts
+ * cover every suite the kit has.
+ */
+export const PARTS: Record<'core' | 'threads' | 'lifecycle', readonly ConformanceSuite[]> = {
+  core: [putGetSuite, revisionsSuite, racesSuite, listingSuite],
+  threads: [listThreadsSuite, retentionSuite, threadIdsSuite],
+  lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, closeSuite],
+};
+
+export const harness: CheckpointerHarness<PostgresCheckpointer> = {
+  // A fresh schema per instance; reopen is a new instance with a new pool on the same schema.
+  create: async () => freshCheckpointer(),
+  reopen: async (cp) => new PostgresCheckpointer(url, { schema: cp.schema }),
+  cleanup: (cp) => dropSchema(url, cp.schema),
+};
+
+/** Registers one part of the kit, under the same `describe('postgres')` as describeCheckpointer would. */
+export function describePart(part: keyof typeof PARTS): void {
+  describe('postgres', () => {
+    for (const suite of PARTS[part]) registerSuite(suite, harness as CheckpointerHarness);
+  });
+}

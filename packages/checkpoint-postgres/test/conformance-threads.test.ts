@@ -1,0 +1,4 @@
+import { describePart } from './conformance-parts.js';
+
+// The shared conformance kit, second part: listThreads, retention, thread ids.
+describePart('threads');

@@ -1,0 +1,21 @@
+import { dropSchema, uniqueSchema } from '@flow/test-db';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { PostgresCheckpointer } from '../src/index.js';
+
+/** The server of this run, found by @flow/test-db's global setup. */
+export const url = inject('flowTestPostgresUrl');
+
+/** A pool with a listener for idle-connection errors, as every application should have. */
+export function newPool(max = 4): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** A checkpointer on a fresh schema of its own, from the URL (so it owns its pool). */
+export function freshCheckpointer(schema = uniqueSchema()): PostgresCheckpointer {
+  return new PostgresCheckpointer(url, { schema });
+}
+
+export { dropSchema, uniqueSchema };
