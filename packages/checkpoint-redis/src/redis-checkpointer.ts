@@ -67,12 +67,13 @@ export class RedisCheckpointer extends BaseCheckpointer {
           `the URL says prefix ${JSON.stringify(store.prefix)} but options say ${JSON.stringify(options.prefix)}`,
         );
       }
-      this.#keys = keyLayout(options.prefix ?? store.prefix ?? 'flow');
+      // Only undefined means "use the default"; null or '' are invalid prefixes, not defaults.
+      this.#keys = keyLayout(options.prefix === undefined ? (store.prefix ?? 'flow') : options.prefix);
       this.#owned = createClient(store.url);
       this.client = this.#owned;
     } else {
       assertClient(urlOrClient);
-      this.#keys = keyLayout(options.prefix ?? 'flow');
+      this.#keys = keyLayout(options.prefix === undefined ? 'flow' : options.prefix);
       this.client = urlOrClient;
     }
     this.prefix = this.#keys.prefix;
@@ -164,11 +165,14 @@ export class RedisCheckpointer extends BaseCheckpointer {
     const client = this.#owned;
     if (client === undefined) return;
     if (client.status !== 'ready') {
+      // Not connected (never used, connecting or between reconnect attempts): nothing to flush.
       client.disconnect();
       return;
     }
-    // QUIT lets replies to commands already sent arrive first.
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    // QUIT lets replies to commands already sent arrive first; the server then closes the socket.
     await client.quit().catch(() => client.disconnect());
+    await ended;
   }
 
   private async readRange(

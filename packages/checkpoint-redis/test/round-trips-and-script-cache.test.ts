@@ -1,0 +1,116 @@
+import { Checkpoint } from '@flow/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCRIPTS } from '../src/scripts.js';
+import { watch } from './monitor.js';
+import { ProbeCheckpointer } from './probe.js';
+import { freshPrefix, plainClient, redisUrl } from './support.js';
+
+const big = 'x'.repeat(100_000);
+const at = (thread: string, step: number, next = ['n']) =>
+  new Checkpoint({ thread, step, state: { big }, next });
+
+describe('round trips (counted with MONITOR)', () => {
+  const prefix = freshPrefix();
+  const cp = new ProbeCheckpointer(redisUrl, { prefix });
+  let monitor: Awaited<ReturnType<typeof watch>>;
+
+  beforeAll(async () => {
+    await cp.setup();
+    monitor = await watch(redisUrl, cp.connection, prefix);
+  });
+  afterAll(async () => {
+    monitor.close();
+    await cp.close();
+  });
+
+  it.each([
+    ['an unconditional put', () => cp.put(at('t', 0))],
+    ['a conditional put', () => cp.put(at('t', 1), { ifRevision: 0 })],
+    ['a conflicting put', () => cp.put(at('t', 1), { ifRevision: 0 }).catch(() => undefined)],
+    ['get (latest)', () => cp.get('t')],
+    ['get (a step)', () => cp.get('t', 0)],
+    ['list', () => cp.list('t', { beforeStep: 5, limit: 10 })],
+    ['listThreads with a status', () => cp.listThreads({ status: 'running', limit: 10 })],
+    ['prune', () => cp.prune('t', { beforeStep: 1 })],
+    ['deleteThread', () => cp.deleteThread('t')],
+  ])('%s is one EVALSHA', async (_, op) => {
+    const { sent } = await monitor.during(op);
+    expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
+  });
+
+  it('a put checks the revision, writes, and updates summary and index inside that one call', async () => {
+    const { sent, lua } = await monitor.during(() => cp.put(at('u', 0, [])));
+    expect(sent).toHaveLength(1);
+    expect(lua.map((s) => String(s.args[0]).toLowerCase())).toEqual(
+      expect.arrayContaining(['hget', 'hincrby', 'hset', 'zadd']),
+    );
+    expect(lua.some((s) => s.args[1] === `${prefix}:idx|done`)).toBe(true);
+    expect(lua.some((s) => s.args[1] === `${prefix}:head|u`)).toBe(true);
+  });
+
+  it('listThreads reads only the index and the summaries, never a checkpoint', async () => {
+    await cp.put(at('v', 0));
+    const { lua } = await monitor.during(() => cp.listThreads());
+    const keys = lua.map((s) => s.args[1]);
+    expect(keys).toContain(`${prefix}:idx|all`);
+    expect(keys).toContain(`${prefix}:head|v`);
+    expect(keys.filter((k) => k?.startsWith(`${prefix}:cp|`))).toEqual([]);
+  });
+});
+
+// In this file, not its own: a SCRIPT FLUSH running in parallel would blur the counts above.
+describe('script cache', () => {
+  const prefix = freshPrefix();
+  const cp = new ProbeCheckpointer(redisUrl, { prefix });
+  let monitor: Awaited<ReturnType<typeof watch>>;
+
+  beforeAll(async () => {
+    await cp.setup();
+    monitor = await watch(redisUrl, cp.connection, prefix);
+  });
+  afterAll(async () => {
+    monitor.close();
+    await cp.close();
+  });
+
+  it('survives SCRIPT FLUSH: NOSCRIPT falls back to EVAL once, then EVALSHA again', async () => {
+    await cp.put(at('t', 0));
+    await plainClient().script('FLUSH');
+    const first = await monitor.during(() => cp.put(at('t', 1), { ifRevision: 0 }));
+    expect(first.sent.map((s) => s.args[0])).toEqual(['evalsha', 'eval']);
+    const second = await monitor.during(() => cp.put(at('t', 2), { ifRevision: 0 }));
+    expect(second.sent.map((s) => s.args[0])).toEqual(['evalsha']);
+    expect((await cp.list('t')).map((c) => [c.step, c.revision])).toEqual([
+      [2, 1],
+      [1, 1],
+      [0, 1],
+    ]);
+  });
+
+  it('runs every operation after a flush', async () => {
+    await cp.put(at('u', 0));
+    await cp.put(at('u', 1));
+    await plainClient().script('FLUSH');
+    expect((await cp.get('u'))?.step).toBe(1);
+    await plainClient().script('FLUSH');
+    expect(await cp.list('u')).toHaveLength(2);
+    await plainClient().script('FLUSH');
+    expect((await cp.listThreads()).map((t) => t.thread)).toContain('u');
+    await plainClient().script('FLUSH');
+    expect(await cp.prune('u', { beforeStep: 1 })).toBe(1);
+    await plainClient().script('FLUSH');
+    expect(await cp.deleteThread('u')).toBe(1);
+  });
+
+  it('a fresh instance loads its scripts in setup() and then calls them by SHA', async () => {
+    await plainClient().script('FLUSH');
+    const other = new ProbeCheckpointer(redisUrl, { prefix });
+    try {
+      await other.setup();
+      const shas = (await other.connection.script('EXISTS', ...SCRIPTS.map((s) => s.sha))) as number[];
+      expect(shas.every((x) => x === 1)).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+});

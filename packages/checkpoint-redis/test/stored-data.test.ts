@@ -1,0 +1,79 @@
+import { Checkpoint, type CorruptCheckpointError, isFlowError } from '@flow/core';
+import { describe, expect, it } from 'vitest';
+import { RedisCheckpointer } from '../src/index.js';
+import { checkpointer, freshPrefix, plainClient, redisUrl } from './support.js';
+
+const at = (thread: string, step: number) => new Checkpoint({ thread, step, state: { step }, next: ['n'] });
+
+describe('stored data', () => {
+  it('records the layout version on setup and refuses a prefix written by another version', async () => {
+    const prefix = freshPrefix();
+    const admin = plainClient();
+    await checkpointer({ prefix }).setup();
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('1');
+    const other = freshPrefix();
+    await admin.set(`${other}:meta|format`, '2');
+    const cp = new RedisCheckpointer(redisUrl, { prefix: other });
+    try {
+      await expect(cp.put(at('t', 0))).rejects.toMatchObject({
+        code: 'STORAGE',
+        message: expect.stringMatching(/layout version 2/),
+      });
+      expect(await admin.exists(`${other}:cp|t`)).toBe(0);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('reports a damaged checkpoint as CorruptCheckpointError naming its key; other threads stay readable', async () => {
+    const cp = checkpointer();
+    await cp.put(at('bad', 0));
+    await cp.put(at('bad', 1));
+    await cp.put(at('good', 0));
+    await plainClient().hset(`${cp.prefix}:cp|bad`, '0:m', 'not json');
+    const error = await cp.get('bad', 0).catch((e: unknown) => e);
+    expect(isFlowError(error, 'CORRUPT_CHECKPOINT')).toBe(true);
+    expect((error as CorruptCheckpointError).location).toBe(`key "${cp.prefix}:cp|bad" step 0`);
+    await expect(cp.list('bad')).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
+    expect((await cp.get('bad'))?.step).toBe(1);
+    expect((await cp.get('good'))?.state).toEqual({ step: 0 });
+    expect(await cp.listThreads()).toHaveLength(2);
+  });
+
+  it('reports a damaged state through the serializer as CorruptCheckpointError', async () => {
+    const cp = checkpointer();
+    await cp.put(at('t', 0));
+    await plainClient().hset(`${cp.prefix}:cp|t`, '0:s', '{"truncated');
+    await expect(cp.get('t')).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
+  });
+
+  it('reports a damaged thread summary as CorruptCheckpointError naming its key', async () => {
+    const cp = checkpointer();
+    await cp.put(at('t', 0));
+    await plainClient().hset(`${cp.prefix}:head|t`, 'status', 'weird');
+    await expect(cp.listThreads()).rejects.toMatchObject({
+      code: 'CORRUPT_CHECKPOINT',
+      location: `key "${cp.prefix}:head|t"`,
+    });
+  });
+
+  it('keeps a thread summary and one index entry per status in step with puts, prune and delete', async () => {
+    const cp = checkpointer();
+    const admin = plainClient();
+    const idx = async (status: string) => admin.zrange(`${cp.prefix}:idx|${status}`, 0, -1);
+    await cp.put(new Checkpoint({ thread: 't', step: 0, state: 0, next: ['a'] }));
+    expect(await idx('running')).toEqual(['t']);
+    await cp.put(new Checkpoint({ thread: 't', step: 1, state: 0, interrupted: true }));
+    expect([await idx('running'), await idx('interrupted')]).toEqual([[], ['t']]);
+    // A lower step does not move the summary.
+    await cp.put(new Checkpoint({ thread: 't', step: 0, state: 0 }));
+    expect(await admin.hgetall(`${cp.prefix}:head|t`)).toMatchObject({ step: '1', status: 'interrupted' });
+    await cp.put(new Checkpoint({ thread: 't', step: 2, state: 0 }));
+    expect([await idx('interrupted'), await idx('done'), await idx('all')]).toEqual([[], ['t'], ['t']]);
+    expect(await cp.prune('t', { beforeStep: 2 })).toBe(2);
+    expect(await admin.hlen(`${cp.prefix}:cp|t`)).toBe(5);
+    expect(await cp.deleteThread('t')).toBe(1);
+    const left = await admin.keys(`${cp.prefix}:*`);
+    expect(left).toEqual([`${cp.prefix}:meta|format`]);
+  });
+});
