@@ -1,0 +1,120 @@
+import { fileURLToPath } from 'node:url';
+import { createContext } from './context.js';
+import { parseOptions, UsageError, usage, type WorkloadId } from './options.js';
+import { progress } from './progress.js';
+import { machineInfo, renderMachine } from './report/machine.js';
+import { Recorder } from './report/recorder.js';
+import { type BenchResult, writeResult } from './report/results.js';
+import { renderSection } from './report/table.js';
+import { evaluateTargets, renderTargets } from './report/targets.js';
+import { openSuites } from './suites.js';
+import { concurrency } from './workloads/concurrency.js';
+import { engine } from './workloads/engine.js';
+import { growth } from './workloads/growth.js';
+import { largeState } from './workloads/large-state.js';
+import { listThreads } from './workloads/list-threads.js';
+import { putsAndReads } from './workloads/puts-and-reads.js';
+
+const RESULTS_DIR = fileURLToPath(new URL('../results', import.meta.url));
+
+async function main(argv: string[]): Promise<number> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(argv, RESULTS_DIR);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n\n${usage()}\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  const startedAt = new Date().toISOString();
+  const mode = options.quick ? 'quick' : 'full';
+  progress(`@flow bench (${mode}): ${options.workloads.join(', ')} on ${options.backends.join(', ')}`);
+  const ctx = await createContext(options);
+  const interrupted = () => {
+    progress('interrupted: removing what the bench created');
+    void ctx.cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  const rec = new Recorder();
+  try {
+    const machine = await machineInfo({ postgres: ctx.postgresUrl, redis: ctx.redisUrl });
+    const suites = await openSuites(ctx, rec);
+    const runs = (id: WorkloadId) => options.workloads.includes(id);
+    if (runs('w1') || runs('w3')) await putsAndReads(ctx, suites, rec, { w1: runs('w1'), w3: runs('w3') });
+    if (runs('w2')) await largeState(ctx, suites, rec);
+    if (runs('w4'))
+      await listThreads(
+        ctx,
+        suites.filter((s) => s.id !== 'memory'),
+        rec,
+      );
+    if (runs('w5')) await engine(ctx, suites, rec);
+    if (runs('w6')) await growth(ctx, suites, rec);
+    if (runs('conc')) await concurrency(ctx, suites, rec);
+
+    const targets = evaluateTargets(rec.sections);
+    const notes = suites.flatMap((s) => s.notes);
+    if (runs('w4') && options.backends.includes('memory')) {
+      notes.push('memory: W4 is not run: thousands of large states would not fit in the V8 heap.');
+    }
+    const report = [
+      `## @flow bench, ${mode} run, ${startedAt}`,
+      '',
+      renderMachine(machine),
+      '',
+      ...rec.sections.flatMap((s) => [renderSection(s), '']),
+      renderTargets(targets),
+      '',
+      '### Notes',
+      '',
+      ...notes.map((n) => `- ${n}`),
+    ];
+    if (rec.failures.length > 0) {
+      report.push(
+        '',
+        '### Failures',
+        '',
+        ...rec.failures.map((f) => `- ${f.workload} on ${f.backend}: ${f.message}`),
+      );
+    }
+    const markdown = report.join('\n');
+    process.stdout.write(`\n${markdown}\n`);
+    if (options.outDir !== undefined) {
+      const result: BenchResult = {
+        startedAt,
+        mode,
+        machine,
+        sizes: options.sizes,
+        notes,
+        sections: rec.sections,
+        targets,
+        failures: rec.failures,
+      };
+      progress(`results: ${writeResult(options.outDir, result, markdown)}`);
+    }
+  } finally {
+    await ctx.cleanup();
+  }
+  if (rec.failures.length > 0) {
+    progress(`${rec.failures.length} workload(s) failed; see above`);
+    return 1;
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

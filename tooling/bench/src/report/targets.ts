@@ -1,0 +1,103 @@
+import type { BackendId } from '../options.js';
+import { formatNumber, formatRatio } from './format.js';
+import type { Row, Section } from './section.js';
+
+/** One of the issue's targets on one backend, and where it stands. */
+export interface TargetResult {
+  target: string;
+  backend: BackendId;
+  /** What was measured, as printed. */
+  measured: string;
+  /** `undefined` when the workload did not run (or failed) on this backend. */
+  met: boolean | undefined;
+}
+
+const SERVERS: BackendId[] = ['sqlite', 'postgres', 'redis'];
+
+function flowRow(sections: readonly Section[], id: string, backend: string): Row | undefined {
+  return sections.find((s) => s.id === id)?.rows.find((r) => r.backend === backend && r.side === 'flow');
+}
+
+function ratioTarget(
+  sections: readonly Section[],
+  target: string,
+  id: string,
+  ok: (ratio: number) => boolean,
+): TargetResult[] {
+  return SERVERS.map((backend) => {
+    const ratio = flowRow(sections, id, backend)?.ratio;
+    return {
+      target,
+      backend,
+      measured: ratio === undefined ? 'not run' : `${formatRatio(ratio)} raw`,
+      met: ratio === undefined ? undefined : ok(ratio),
+    };
+  });
+}
+
+/** Checks every target of the issue against the sections of this run. Targets never fail the bench. */
+export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
+  const out: TargetResult[] = [
+    ...ratioTarget(sections, 'put ≥ 0.8× raw throughput (W1)', 'w1', (r) => r >= 0.8),
+    ...ratioTarget(sections, 'put ≥ 0.8× raw throughput (W2, large state)', 'w2', (r) => r >= 0.8),
+    ...ratioTarget(sections, 'get ≥ 0.8× raw throughput (W3)', 'w3-get', (r) => r >= 0.8),
+    ...ratioTarget(sections, 'listThreads ≤ 2× the raw scan (small states)', 'w4-small', (r) => r <= 2),
+    ...ratioTarget(sections, 'listThreads ≤ 2× the raw scan (large states)', 'w4-large', (r) => r <= 2),
+  ];
+  for (const backend of SERVERS) {
+    const v = flowRow(sections, 'w4-large', backend)?.values.vsSmall;
+    out.push({
+      target: 'listThreads large vs small states within ±25%',
+      backend,
+      measured: v === undefined ? 'not run' : formatRatio(v),
+      met: v === undefined ? undefined : v >= 0.75 && v <= 1.25,
+    });
+  }
+  const engine: [BackendId, number][] = [
+    ['memory', 50],
+    ['sqlite', 150],
+    ['postgres', 1000],
+  ];
+  for (const [backend, limit] of engine) {
+    const us = flowRow(sections, 'w5', backend)?.values.us;
+    out.push({
+      target: `engine ≤ ${limit} µs per super-step`,
+      backend,
+      measured: us === undefined ? 'not run' : `${formatNumber(us)} µs`,
+      met: us === undefined ? undefined : us <= limit,
+    });
+  }
+  const stmts = flowRow(sections, 'w5', 'postgres')?.values.stmts;
+  out.push({
+    target: 'engine ≤ 2 statements per super-step',
+    backend: 'postgres',
+    measured: stmts === undefined ? 'not run' : formatNumber(stmts, 2),
+    met: stmts === undefined ? undefined : stmts <= 2,
+  });
+  return out;
+}
+
+/** The targets as a table. */
+export function renderTargets(targets: readonly TargetResult[]): string {
+  const rows = targets.map((t) => [
+    t.target,
+    t.backend,
+    t.measured,
+    t.met === undefined ? '–' : t.met ? 'met' : 'MISSED',
+  ]);
+  const header = ['target', 'backend', '@flow', 'status'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
+  const met = targets.filter((t) => t.met === true).length;
+  const measured = targets.filter((t) => t.met !== undefined).length;
+  return [
+    '### Targets',
+    '',
+    `${met} of ${measured} measured targets met (machines are noisy: a ratio near its limit can land on either side).`,
+    '',
+    line(header),
+    rule,
+    ...rows.map(line),
+  ].join('\n');
+}

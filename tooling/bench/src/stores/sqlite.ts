@@ -1,0 +1,69 @@
+import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
+import type { Checkpointer } from '@flow/core';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import Database from 'better-sqlite3';
+import type { BenchContext } from '../context.js';
+import { flowSubject } from './flow-subject.js';
+import { langgraphSubject } from './langgraph-subject.js';
+import { removeSqliteFiles, sqliteBytes, synchronousName } from './sqlite-files.js';
+import { rawSqlite } from './sqlite-raw.js';
+import type { BackendSuite, OpenedStore } from './types.js';
+
+/** @flow's `SqliteCheckpointer` on a fresh temp file, with its default settings. */
+async function openFlow(ctx: BenchContext): Promise<OpenedStore<Checkpointer>> {
+  const path = ctx.tempPath('flow');
+  const store = new SqliteCheckpointer(path);
+  await store.setup();
+  return {
+    store,
+    counters: undefined,
+    storedBytes: async () => sqliteBytes(path),
+    close: ctx.track(async () => {
+      await store.close();
+      removeSqliteFiles(path);
+    }),
+  };
+}
+
+/** LangGraph.js's `SqliteSaver` on a fresh temp file, as `SqliteSaver.fromConnString(path)` makes it. */
+async function openLangGraph(ctx: BenchContext): Promise<OpenedStore<BaseCheckpointSaver>> {
+  const path = ctx.tempPath('langgraph');
+  const db = new Database(path);
+  const store = new SqliteSaver(db);
+  // Its setup() is protected and runs on first use: a read creates the tables and switches to WAL.
+  await store.getTuple({ configurable: { thread_id: 'setup' } });
+  return {
+    store,
+    counters: undefined,
+    storedBytes: async () => sqliteBytes(path),
+    close: ctx.track(async () => {
+      db.close();
+      removeSqliteFiles(path);
+    }),
+  };
+}
+
+/** The SQLite comparison: the bare driver, `SqliteCheckpointer`, and LangGraph's `SqliteSaver`. */
+export async function sqliteSuite(
+  ctx: BenchContext,
+): Promise<BackendSuite<Checkpointer, BaseCheckpointSaver>> {
+  // LangGraph sets no `synchronous`; read what its connection really runs with.
+  const lgProbe = await openLangGraph(ctx);
+  const lgSync = synchronousName((lgProbe.store as SqliteSaver).db);
+  await lgProbe.close();
+  return {
+    id: 'sqlite',
+    subjects: [
+      rawSqlite(ctx),
+      flowSubject('SqliteCheckpointer', () => openFlow(ctx)),
+      langgraphSubject('SqliteSaver', () => openLangGraph(ctx)),
+    ],
+    flowStore: () => openFlow(ctx),
+    langgraphStore: () => openLangGraph(ctx),
+    notes: [
+      `sqlite: synchronous=FULL on the raw floor and on @flow (its default: a resolved put survives power loss); ` +
+        `${lgSync} on LangGraph's SqliteSaver (it sets none; this is the connection's default).`,
+    ],
+  };
+}
