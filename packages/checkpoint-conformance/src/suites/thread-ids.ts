@@ -127,15 +127,15 @@ export const threadIdsSuite: ConformanceSuite = {
       expect((await cp.get('a'))?.state).toBe('a');
     });
 
-    for (const [label, id] of INVALID_IDS) {
-      it(`rejects a thread id that is ${label} with InvalidArgumentError in every method, storing nothing`, async () => {
-        const cp = await kit.create();
+    it("rejects invalid ids ('', 513 characters, U+0000, a lone surrogate, non-strings) with InvalidArgumentError in every method, storing nothing", async () => {
+      const cp = await kit.create();
+      for (const [label, id] of INVALID_IDS) {
         for (const [method, call] of callsWith(cp, id)) {
-          await expectFlowError(call, 'INVALID_ARGUMENT', `${method}(${label})`);
+          await expectFlowError(call, 'INVALID_ARGUMENT', `${method}(thread ${label})`);
         }
-        expect(await cp.listThreads()).toEqual([]);
-      });
-    }
+      }
+      expect(await cp.listThreads()).toEqual([]);
+    });
 
     it('rejects a listThreads after that is not a string with InvalidArgumentError', async () => {
       const cp = await kit.create();
