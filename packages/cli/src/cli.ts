@@ -189,6 +189,13 @@ function buildProgram(ctx: Context, io: CliIo): Command {
       await onStore(cmd, {}, (store) => setupCommand(ctx, store, spec.display));
     });
 
+  // Without a command, say so before the usage text (commander would print only the help). Set after the
+  // subcommands are defined, which would otherwise inherit the permissive setting.
+  program.allowExcessArguments(true).action((_opts: unknown, cmd: Command) => {
+    const [name] = cmd.args;
+    throw new UsageError(name === undefined ? 'missing command' : `unknown command '${name}'`);
+  });
+
   return program;
 }
 

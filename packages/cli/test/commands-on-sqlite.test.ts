@@ -1,0 +1,3 @@
+import { describeStoreCommands } from './helpers/describe-store-commands.js';
+
+describeStoreCommands('sqlite');

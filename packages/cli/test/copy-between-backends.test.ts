@@ -1,0 +1,98 @@
+import type { Checkpointer } from '@flow/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { StoreKind } from '../src/store/store-url.js';
+import { fixtureCheckpoints, populate } from './helpers/fixture.js';
+import { runBin, runJson } from './helpers/run-bin.js';
+import { createStore, type StoreFixture, usingStore } from './helpers/stores.js';
+
+const TOTAL = fixtureCheckpoints(Date.now()).length;
+const fixtures: StoreFixture[] = [];
+
+async function fresh(kind: StoreKind): Promise<StoreFixture> {
+  const store = await createStore(kind);
+  fixtures.push(store);
+  return store;
+}
+
+afterAll(async () => {
+  await Promise.all(fixtures.map((f) => f.cleanup()));
+});
+
+/** Every thread and every checkpoint of a store, through the API. */
+async function dump(cp: Checkpointer) {
+  const threads = await cp.listThreads();
+  const histories = [];
+  for (const t of threads) histories.push(await cp.list(t.thread));
+  return { threads, histories };
+}
+
+// A ring, so every backend is read from once and written to once.
+describe.each([
+  ['sqlite', 'postgres'],
+  ['postgres', 'redis'],
+  ['redis', 'file'],
+  ['file', 'sqlite'],
+] as const)('flow copy from %s to %s', (fromKind, toKind) => {
+  it('copies every step with identical content, and a second run copies nothing', async () => {
+    const from = await fresh(fromKind);
+    const to = await fresh(toKind);
+    await usingStore(from, (cp) => populate(cp));
+
+    const first = await runBin(['copy', '--from', from.url, '--to', to.url]);
+    expect(first).toEqual({
+      code: 0,
+      stdout: `copied ${TOTAL} checkpoints, skipped 0 already in the target (6 threads)\n`,
+      stderr: '',
+    });
+    const source = await usingStore(from, dump);
+    const target = await usingStore(to, dump);
+    expect(target).toEqual(source);
+    expect(await runJson(['history', 'order-42', '--json', '--store', to.url])).toEqual(
+      await runJson(['history', 'order-42', '--json', '--store', from.url]),
+    );
+
+    const second = await runBin(['copy', '--from', from.url, '--to', to.url]);
+    expect(second).toEqual({
+      code: 0,
+      stdout: `copied 0 checkpoints, skipped ${TOTAL} already in the target (6 threads)\n`,
+      stderr: '',
+    });
+    expect(await usingStore(to, dump)).toEqual(target);
+  });
+});
+
+describe('flow copy keeps the target safe', () => {
+  it('never overwrites a step the target holds with other content, and says so (exit 1)', async () => {
+    const from = await fresh('sqlite');
+    const to = await fresh('file');
+    const cps = await usingStore(from, (cp) => populate(cp));
+    const clash = cps.find((c) => c.thread === 'done-1' && c.step === 0)!.with({ state: { mine: true } });
+    await usingStore(to, (cp) => cp.put(clash));
+
+    const result = await runBin(['copy', '--from', from.url, '--to', to.url]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      `copied ${TOTAL - 1} checkpoints, skipped 0 already in the target (6 threads)\n`,
+    );
+    expect(result.stderr).toBe(
+      'warning: thread done-1 step 0 differs in the target; left as it is\n' +
+        'error: 1 checkpoint differs in the target and was not copied\n',
+    );
+    expect((await usingStore(to, (cp) => cp.get('done-1', 0)))?.state).toEqual({ mine: true });
+  });
+
+  it('--thread copies one thread; an unknown one exits 1', async () => {
+    const from = await fresh('file');
+    const to = await fresh('sqlite');
+    await usingStore(from, (cp) => populate(cp));
+    const one = await runBin(['copy', '--from', from.url, '--to', to.url, '--thread', 'order-42']);
+    expect(one).toEqual({
+      code: 0,
+      stdout: 'copied 4 checkpoints, skipped 0 already in the target (1 thread)\n',
+      stderr: '',
+    });
+    expect((await usingStore(to, (cp) => cp.listThreads())).map((t) => t.thread)).toEqual(['order-42']);
+    const missing = await runBin(['copy', '--from', from.url, '--to', to.url, '--thread', 'nope']);
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: 'error: thread "nope" not found\n' });
+  });
+});

@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBin } from './helpers/run-bin.js';
+
+/** The store is never opened by these: a usage error is found first. */
+const STORE = 'sqlite:/nonexistent/never-opened.db';
+
+describe('usage errors exit 2 with the usage text', () => {
+  it.each([
+    ['no command', []],
+    ['an unknown command', ['frobnicate']],
+    ['an unknown option', ['threads', '--bogus']],
+    ['a missing argument', ['show']],
+    ['an extra argument', ['threads', 'extra']],
+    ['an invalid --status', ['threads', '--status', 'paused']],
+    ['a non-numeric --limit', ['threads', '--limit', 'ten']],
+    ['a zero --limit', ['threads', '--limit', '0']],
+    ['a negative --step', ['show', 't', '--step', '-1']],
+    ['an empty thread id', ['show', '']],
+    ['prune without a bound', ['prune', 't']],
+    ['a duration with an unknown unit', ['prune', 't', '--older-than', '7w']],
+    ['a fractional duration', ['prune', 't', '--older-than', '1.5h']],
+    ['a date that is not ISO-8601', ['prune', 't', '--older-than', 'yesterday']],
+    ['a malformed --before-step', ['prune', 't', '--before-step', '3x']],
+    ['copy without --to', ['copy', '--from', STORE]],
+    ['an unknown store scheme', ['threads', '--store', 'mysql://db/app']],
+    ['a store that is not a URL or .db path', ['threads', '--store', 'runs']],
+    ['an invalid postgres schema', ['threads', '--store', 'postgres://db/app?schema=no-dash']],
+  ])('%s', async (_name, args) => {
+    const result = await runBin([...args, ...(args.includes('--store') ? [] : ['--store', STORE])]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: /);
+    expect(result.stderr).toMatch(/Usage: flow/);
+  });
+
+  it('delete without --yes when stdin is not a terminal, before touching the store', async () => {
+    const result = await runBin(['delete', 't', '--store', STORE]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: delete asks for confirmation: pass --yes when stdin is not a terminal\n/,
+    );
+    expect(result.stderr).toMatch(/Usage: flow delete/);
+  });
+
+  it('--help and --version exit 0 on stdout', async () => {
+    const help = await runBin(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['threads', 'show', 'history', 'prune', 'delete', 'copy', 'setup']) {
+      expect(help.stdout).toContain(command);
+    }
+    const version = await runBin(['--version']);
+    expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+  });
+});
+
+describe('errors exit 1 with one line on stderr', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'flow-cli-errors-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('a store that does not exist is not created by a read command', async () => {
+    const result = await runBin(['threads'], { cwd: dir });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: no store at sqlite:flow.db (run "flow setup --store sqlite:flow.db" to create one)\n',
+    });
+    const file = await runBin(['history', 't', '--store', `file:${join(dir, 'missing')}`]);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toMatch(/^error: no store at file:.*missing/);
+  });
+
+  it('FLOW_STORE is used when --store is not given, and --store wins over it', async () => {
+    const fromEnv = await runBin(['threads'], {
+      cwd: dir,
+      env: { FLOW_STORE: `sqlite:${join(dir, 'env.db')}` },
+    });
+    expect(fromEnv.stderr).toContain('env.db');
+    const fromFlag = await runBin(['threads', '--store', `sqlite:${join(dir, 'flag.db')}`], {
+      cwd: dir,
+      env: { FLOW_STORE: `sqlite:${join(dir, 'env.db')}` },
+    });
+    expect(fromFlag.stderr).toContain('flag.db');
+  });
+
+  it('--debug adds the stack', async () => {
+    const result = await runBin(['threads', '--debug'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: CliError: no store at sqlite:flow.db/);
+    expect(result.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('setup creates the default store in the working directory', async () => {
+    const result = await runBin(['setup'], { cwd: dir });
+    expect(result).toEqual({ code: 0, stdout: 'store ready: sqlite:flow.db\n', stderr: '' });
+    expect(await runBin(['threads', '--json'], { cwd: dir })).toEqual({
+      code: 0,
+      stdout: '[]\n',
+      stderr: '',
+    });
+    expect(await runBin(['threads'], { cwd: dir })).toEqual({ code: 0, stdout: 'no threads\n', stderr: '' });
+  });
+});
