@@ -37,7 +37,8 @@ describe('a corrupt row', () => {
     expect((await checkpointer.get('bad "one"', 0))?.state).toEqual({ ok: true });
     expect((await checkpointer.get('good'))?.state).toEqual({ ok: true });
     expect((await checkpointer.listThreads()).map((t) => t.thread)).toEqual(['bad "one"', 'good']);
-    expect(await checkpointer.deleteThread('bad "one"')).toBe(2);
+    expect(await checkpointer.prune('bad "one"', { beforeStep: 1 })).toBe(1);
+    expect(await checkpointer.deleteThread('bad "one"')).toBe(1);
     await checkpointer.close();
   });
 });
