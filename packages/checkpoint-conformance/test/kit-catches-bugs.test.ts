@@ -86,7 +86,7 @@ describe('the kit catches deliberately broken backends', () => {
     expect(correct.failed).toEqual([]);
     expect(correct.passed.length).toBeGreaterThan(70);
     expect(correct.passed).toContain(
-      'correct > durability > durability: not declared by harness (no reopen), so nothing survives a restart check',
+      'correct > durability > durability: not declared by harness (no reopen), so restarts are not checked',
     );
   });
 

@@ -10,7 +10,7 @@ export const durabilitySuite: ConformanceSuite = {
     const reopen = kit.reopen;
     if (!reopen) {
       // Said in the test name on purpose: a run without reopen must show that durability went unchecked.
-      it('durability: not declared by harness (no reopen), so nothing survives a restart check', () => {
+      it('durability: not declared by harness (no reopen), so restarts are not checked', () => {
         expect(kit.reopen).toBeUndefined();
       });
       return;
