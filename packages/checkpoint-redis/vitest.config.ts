@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The README example imports the package by name; run it against the sources, no build needed.
+    alias: { '@flow/checkpoint-redis': fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+  },
   test: {
     // Finds Redis (FLOW_TEST_REDIS_URL, 127.0.0.1:6379, or a container) once, and sweeps this run's keys at the end.
     globalSetup: ['@flow/test-db/setup-redis'],

@@ -29,13 +29,15 @@ local current = tonumber(redis.call('HGET', KEYS[1], rfield) or '0')
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then
   return {0, current}
 end
+-- Every read before the first write: Redis does not roll back a script that fails half-way.
+local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
+local previous = redis.call('HGET', KEYS[3], 'status')
 local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
 redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':s', ARGV[6], step .. ':p', ARGV[7])
 redis.call('ZADD', KEYS[2], step, step)
-if redis.call('ZREVRANGE', KEYS[2], 0, 0)[1] == step then
+if not latest or tonumber(step) >= tonumber(latest) then
   local status_key = {running = 5, interrupted = 6, done = 7}
   local status = ARGV[8]
-  local previous = redis.call('HGET', KEYS[3], 'status')
   redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[9])
   if previous ~= status then
     if previous and status_key[previous] then
