@@ -58,7 +58,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
    */
   constructor(urlOrPool: string | PgPool, options: PostgresCheckpointerOptions = {}) {
     super(options);
-    const schema = options.schema ?? 'flow';
+    // Only an omitted schema means the default; null or '' is a mistake worth reporting.
+    const schema = options.schema === undefined ? 'flow' : options.schema;
     assertSchemaName(schema);
     this.schema = schema;
     if (typeof urlOrPool === 'string') {
@@ -144,7 +145,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     let failure: Error | undefined;
     try {
       await client.query({ text: 'BEGIN' });
-      // Wait for in-flight puts of this thread (they hold this lock), and keep new ones out until COMMIT;
+      // Wait for in-flight puts of this thread (they hold its lock), and keep new ones out until COMMIT;
       // the DELETE then runs on a fresh snapshot that sees every committed step.
       await client.query(bind(this.#sql.lockThread, [thread]));
       const { rows } = await client.query<{ removed: number }>(bind(this.#sql.deleteThread, [thread]));

@@ -2,3 +2,8 @@
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
+
+/** Quotes a SQL string literal. */
+export function quoteLiteral(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PgQueryConfig } from './driver.js';
-import { quoteIdent } from './quote.js';
+import { quoteIdent, quoteLiteral } from './quote.js';
 import { epochMs } from './timestamp.js';
 
 /** A named prepared statement: the name is a hash of the text, so one pool can serve many schemas. */
@@ -28,17 +28,27 @@ const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS s
 const THREAD_COLUMNS = `thread, latest_step, interrupted, done, ${epochMs('ts')} AS ts`;
 
 /**
- * One put: lock the thread's summary row (as deleteThread does first, so the two never deadlock and a delete
- * never leaves a checkpoint without its summary), write the checkpoint, and move the summary when this is now
- * the highest step — one statement, one transaction, one round trip.
+ * Takes the thread's transaction-scoped advisory lock, keyed on a 64-bit hash of "schema.thread". Every put
+ * and deleteThread takes it before touching a row, so writers of one thread run one at a time, in one lock
+ * order (no deadlocks), and a delete never misses a checkpoint whose put was in flight. Unlike a row lock it
+ * exists before the thread's first row and after its deletion. `$1` is the thread id.
+ */
+function threadLock(schema: string): string {
+  return `SELECT pg_advisory_xact_lock(hashtextextended(${quoteLiteral(`${schema}.`)} || $1::text, 0))`;
+}
+
+/**
+ * One put: take the thread's lock, write the checkpoint, and move the summary when this is now the highest
+ * step — one statement, one transaction, one round trip. The write depends on the lock's result, so Postgres
+ * runs the lock first.
  *
  * Parameters of the three puts: $1 thread, $2 step, $3 state, $4 next, $5 interrupted, $6 interrupt node,
  * $7 interrupt payload, $8 ts, and for the conditional update $9 the expected revision.
  */
-function put(s: string, write: string): string {
+function put(schema: string, s: string, write: string): string {
   return `
     WITH locked AS (
-      SELECT 1 FROM ${s}.threads WHERE thread = $1::text FOR UPDATE
+      ${threadLock(schema)}
     ), cp AS (
       ${write}
       RETURNING c.revision
@@ -86,7 +96,7 @@ export interface Statements {
   listThreads: Record<'all' | 'running' | 'interrupted' | 'done', Statement>;
   /** $2 exclusive step bound, $3 exclusive ts bound; keeps the thread's highest step. */
   prune: Statement;
-  /** Locks the summary row (inside deleteThread's transaction). */
+  /** Takes the thread's advisory lock (inside deleteThread's transaction). */
   lockThread: Statement;
   /** Deletes the thread's checkpoints and summary; resolves with the count of checkpoints. */
   deleteThread: Statement;
@@ -101,10 +111,11 @@ export function buildStatements(schema: string): Statements {
       WHERE thread > $1::text COLLATE "C" ${filter}
       ORDER BY thread LIMIT $2::bigint`);
   return {
-    put: statement(put(s, insert(s, `ON CONFLICT (thread, step) DO UPDATE SET ${OVERWRITE}`))),
-    putIfAbsent: statement(put(s, insert(s, 'ON CONFLICT (thread, step) DO NOTHING'))),
+    put: statement(put(schema, s, insert(s, `ON CONFLICT (thread, step) DO UPDATE SET ${OVERWRITE}`))),
+    putIfAbsent: statement(put(schema, s, insert(s, 'ON CONFLICT (thread, step) DO NOTHING'))),
     putIfRevision: statement(
       put(
+        schema,
         s,
         `UPDATE ${s}.checkpoints AS c SET
            revision = c.revision + 1, state = $3::jsonb, next = $4::text[], interrupted = $5::boolean,
@@ -137,7 +148,7 @@ export function buildStatements(schema: string): Statements {
       DELETE FROM ${s}.checkpoints
       WHERE thread = $1::text AND step < $2::bigint AND ts < $3::timestamptz
         AND step < (SELECT max(step) FROM ${s}.checkpoints WHERE thread = $1::text)`),
-    lockThread: statement(`SELECT 1 FROM ${s}.threads WHERE thread = $1::text FOR UPDATE`),
+    lockThread: statement(threadLock(schema)),
     deleteThread: statement(`
       WITH gone AS (DELETE FROM ${s}.checkpoints WHERE thread = $1::text RETURNING 1),
            summary AS (DELETE FROM ${s}.threads WHERE thread = $1::text)

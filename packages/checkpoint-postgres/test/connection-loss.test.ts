@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { isFlowError } from '@flow/core';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresCheckpointer } from '../src/index.js';
+import { checkpoint } from './checkpoints.js';
+import { dropSchema, uniqueSchema, url } from './harness.js';
+import { startOutage } from './tcp-proxy.js';
+
+const schemas: string[] = [];
+function fresh(): string {
+  const schema = uniqueSchema();
+  schemas.push(schema);
+  return schema;
+}
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(url, schema);
+});
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('a dropped connection', () => {
+  it('fails the put in flight with StorageError carrying the driver error, and the instance recovers', async () => {
+    const schema = fresh();
+    const name = `flow_drop_${randomBytes(4).toString('hex')}`;
+    const pool = new pg.Pool({ connectionString: url, application_name: name, max: 2 });
+    pool.on('error', () => {});
+    const cp = new PostgresCheckpointer(pool, { schema });
+    await cp.put(checkpoint('t', 0));
+
+    // A separate admin connection holds a lock so the next put waits on the server, then kills its backend.
+    const admin = new pg.Client(url);
+    await admin.connect();
+    try {
+      await admin.query('BEGIN');
+      await admin.query(`LOCK TABLE "${schema}".threads IN ACCESS EXCLUSIVE MODE`);
+      const put = cp.put(checkpoint('t', 1)).catch((e: unknown) => e);
+      await until('the put to wait on the lock', async () => {
+        const { rows } = await admin.query(
+          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+          [name],
+        );
+        return rows.length > 0;
+      });
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+        [name],
+      );
+      const error = await put;
+      expect(isFlowError(error, 'STORAGE'), String(error)).toBe(true);
+      const cause = (error as Error).cause as { code?: string } | undefined;
+      expect(cause).toBeInstanceOf(Error);
+      // 57P01: terminating connection due to administrator command.
+      expect(cause?.code).toBe('57P01');
+      await admin.query('ROLLBACK');
+    } finally {
+      await admin.end();
+    }
+
+    // Nothing of the failed put was written, and the same instance works again.
+    expect((await cp.get('t'))?.step).toBe(0);
+    expect((await cp.put(checkpoint('t', 1))).revision).toBe(1);
+    expect((await cp.listThreads())[0]?.latestStep).toBe(1);
+    await cp.close();
+    await pool.end();
+  });
+
+  it('idle connections killed between calls are replaced without an error', async () => {
+    const schema = fresh();
+    const name = `flow_idle_${randomBytes(4).toString('hex')}`;
+    const owned = new URL(url);
+    owned.searchParams.set('application_name', name);
+    const cp = new PostgresCheckpointer(owned.toString(), { schema });
+    await Promise.all([cp.put(checkpoint('t', 0)), cp.put(checkpoint('u', 0))]);
+    const admin = new pg.Client(url);
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+      name,
+    ]);
+    await admin.end();
+    // The pool hears of the dead idle connections (and the checkpointer's listener keeps the process alive).
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await cp.get('t'))?.step).toBe(0);
+    await cp.close();
+  });
+});
+
+describe('a server that is away', () => {
+  it('makes setup and put reject promptly with StorageError; once back, the same instance works', async () => {
+    const schema = fresh();
+    const outage = await startOutage(url);
+    await outage.down();
+    const cp = new PostgresCheckpointer(outage.url, { schema });
+    const started = Date.now();
+    const error = await cp.put(checkpoint('t', 0)).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(isFlowError(error, 'STORAGE'), String(error)).toBe(true);
+    expect((error as Error).message).toContain('[flow:postgres] setup failed');
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    await expect(cp.get('t')).rejects.toMatchObject({ code: 'STORAGE' });
+
+    await outage.up();
+    expect((await cp.put(checkpoint('t', 0))).revision).toBe(1);
+    expect((await cp.get('t'))?.revision).toBe(1);
+
+    // Cut again mid-life: the next call fails, then the instance recovers with the server.
+    await outage.down();
+    await expect(cp.put(checkpoint('t', 1))).rejects.toMatchObject({ code: 'STORAGE' });
+    await outage.up();
+    expect((await cp.put(checkpoint('t', 1))).revision).toBe(1);
+    expect((await cp.list('t')).map((c) => c.step)).toEqual([1, 0]);
+    await cp.close();
+    await outage.down();
+  });
+});

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresCheckpointer } from '../src/index.js';
+import { buildStatements } from '../src/statements.js';
+import { checkpoint } from './checkpoints.js';
+import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+
+const schema = uniqueSchema();
+const cp = new PostgresCheckpointer(url, { schema });
+const admin = newPool(1);
+
+beforeAll(() => cp.setup());
+afterAll(async () => {
+  await cp.close();
+  await admin.end();
+  await dropSchema(url, schema);
+});
+
+async function column(table: string, name: string) {
+  const { rows } = await admin.query(
+    `SELECT data_type, collation_name FROM information_schema.columns
+     WHERE table_schema = $1 AND table_name = $2 AND column_name = $3`,
+    [schema, table, name],
+  );
+  return rows[0];
+}
+
+describe('the schema', () => {
+  it('stores state as JSONB, ts as TIMESTAMPTZ, thread ids in the "C" collation', async () => {
+    expect(await column('checkpoints', 'state')).toMatchObject({ data_type: 'jsonb' });
+    expect(await column('checkpoints', 'interrupt_payload')).toMatchObject({ data_type: 'jsonb' });
+    expect(await column('checkpoints', 'ts')).toMatchObject({ data_type: 'timestamp with time zone' });
+    expect(await column('checkpoints', 'thread')).toMatchObject({ collation_name: 'C' });
+    expect(await column('threads', 'thread')).toMatchObject({ collation_name: 'C' });
+  });
+
+  it('has a partial index on interrupted threads, which the interrupted listing uses', async () => {
+    const { rows } = await admin.query(
+      'SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2',
+      [schema, 'threads_interrupted_idx'],
+    );
+    expect(rows[0]?.indexdef).toMatch(/WHERE interrupted$/);
+    const client = await admin.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const text = buildStatements(schema).listThreads.interrupted.text;
+      await client.query(`PREPARE q(text, bigint) AS ${text}`);
+      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      const plan = await client.query("EXPLAIN EXECUTE q('', 10)");
+      const lines = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(lines).toContain('threads_interrupted_idx');
+      await client.query('ROLLBACK');
+      await client.query('DEALLOCATE ALL');
+    } finally {
+      client.release();
+    }
+  });
+
+  it('listThreads reads only the summary table, never the checkpoints and their state', () => {
+    for (const statement of Object.values(buildStatements(schema).listThreads)) {
+      expect(statement.text).toContain(`"${schema}".threads`);
+      expect(statement.text).not.toContain('checkpoints');
+    }
+  });
+
+  it('keeps state queryable with SQL: it is real JSONB, not an opaque string', async () => {
+    await cp.put(checkpoint('order-42', 0, { state: { customer: { name: 'Ada' }, total: 12.5 } }));
+    const { rows } = await admin.query(
+      `SELECT state #>> '{customer,name}' AS name, (state->>'total')::numeric AS total
+       FROM "${schema}".checkpoints WHERE thread = 'order-42'`,
+    );
+    expect(rows).toEqual([{ name: 'Ada', total: '12.5' }]);
+  });
+
+  it('records the applied migrations', async () => {
+    const { rows } = await admin.query(`SELECT version, name FROM "${schema}".schema_migrations`);
+    expect(rows).toEqual([{ version: 1, name: 'checkpoints and thread summaries' }]);
+  });
+});
+
+describe('the summary is written in the same transaction as the checkpoint', () => {
+  it('a put the database rejects leaves neither a checkpoint nor a summary', async () => {
+    // A custom serializer whose text is not JSON: the JSONB cast fails inside the put's statement.
+    const broken = new PostgresCheckpointer(url, {
+      schema,
+      serializer: { serialize: () => 'not json', deserialize: (t) => t },
+    });
+    const error = await broken.put(checkpoint('broken', 0)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'STORAGE' });
+    expect((error as Error).cause).toMatchObject({ code: '22P02' });
+    await broken.close();
+    expect(await cp.get('broken')).toBeUndefined();
+    expect((await cp.listThreads()).map((t) => t.thread)).not.toContain('broken');
+  });
+
+  it('summary rows match the checkpoints after a burst of puts, prunes and deletes', async () => {
+    const ops: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 40; i++) {
+      const thread = `burst-${i % 4}`;
+      ops.push(
+        cp.put(checkpoint(thread, i % 7, { next: i % 3 === 0 ? [] : ['n'], interrupted: i % 5 === 0 })),
+      );
+      if (i % 9 === 0) ops.push(cp.prune(thread, { beforeStep: 3 }));
+      if (i % 13 === 0) ops.push(cp.deleteThread(thread));
+    }
+    await Promise.all(ops);
+    const { rows } = await admin.query(
+      `SELECT c.thread, c.step, c.interrupted, cardinality(c.next) = 0 AND NOT c.interrupted AS done, t.thread AS summary,
+              t.latest_step, t.interrupted AS t_interrupted, t.done AS t_done
+       FROM (SELECT DISTINCT ON (thread) * FROM "${schema}".checkpoints WHERE thread LIKE 'burst-%'
+             ORDER BY thread, step DESC) c
+       FULL JOIN (SELECT * FROM "${schema}".threads WHERE thread LIKE 'burst-%') t ON t.thread = c.thread`,
+    );
+    for (const row of rows) {
+      expect(row.summary, JSON.stringify(row)).toBe(row.thread);
+      expect(row.latest_step).toBe(row.step);
+      expect(row.t_interrupted).toBe(row.interrupted);
+      expect(row.t_done).toBe(row.done);
+    }
+  });
+});

@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LATEST_VERSION, MIGRATIONS, PostgresCheckpointer } from '../src/index.js';
+import { checkpoint } from './checkpoints.js';
+import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+
+const schemas: string[] = [];
+function fresh(): string {
+  const schema = uniqueSchema();
+  schemas.push(schema);
+  return schema;
+}
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(url, schema);
+});
+
+async function migrationsOf(schema: string): Promise<number[]> {
+  const pool = newPool(1);
+  try {
+    const { rows } = await pool.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+    return rows.map((r) => r.version);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Runs setup() in a separate Node process, started now and released by `go`. */
+function child(schema: string): { ready: Promise<void>; go(): void; result: Promise<string> } {
+  const script = fileURLToPath(new URL('./fixtures/setup-child.mjs', import.meta.url));
+  const proc = spawn(process.execPath, [script, url, schema], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+  });
+  proc.stdout.on('data', (chunk) => {
+    out += chunk;
+    if (out.includes('ready\n')) onReady();
+  });
+  const result = new Promise<string>((resolve) =>
+    proc.on('close', () => resolve(out.replace('ready\n', '').trim())),
+  );
+  return { ready, go: () => proc.stdin.write('go\n'), result };
+}
+
+describe('setup() on a fresh schema', () => {
+  it('five instances with separate pools calling setup() at once all succeed, migrating once', async () => {
+    const schema = fresh();
+    const instances = Array.from({ length: 5 }, () => new PostgresCheckpointer(url, { schema }));
+    try {
+      await expect(Promise.all(instances.map((cp) => cp.setup()))).resolves.toHaveLength(5);
+      expect(await migrationsOf(schema)).toEqual(MIGRATIONS.map((m) => m.version));
+      const stored = await Promise.all(instances.map((cp, i) => cp.put(checkpoint(`t${i}`, 0))));
+      expect(stored.map((c) => c.revision)).toEqual([1, 1, 1, 1, 1]);
+    } finally {
+      await Promise.all(instances.map((cp) => cp.close()));
+    }
+  });
+
+  it('five processes calling setup() at once all succeed', { timeout: 60_000 }, async () => {
+    const schema = fresh();
+    const children = Array.from({ length: 5 }, () => child(schema));
+    // Every process has loaded the code and opened nothing yet; release them together.
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.go();
+    expect(await Promise.all(children.map((c) => c.result))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(await migrationsOf(schema)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('a schema already migrated costs one query and no lock', async () => {
+    const schema = fresh();
+    const first = new PostgresCheckpointer(url, { schema });
+    await first.setup();
+    await first.close();
+    const pool = newPool(1);
+    const seen: string[] = [];
+    const spy = {
+      query: (config: { text: string }) => {
+        seen.push(config.text);
+        return pool.query(config as never);
+      },
+      connect: () => pool.connect(),
+      end: () => pool.end(),
+    };
+    const again = new PostgresCheckpointer(spy as never, { schema });
+    await again.setup();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toContain('schema_migrations');
+    await again.close();
+    await pool.end();
+  });
+
+  it('refuses a schema migrated by a newer release, with StorageError, and changes nothing', async () => {
+    const schema = fresh();
+    const cp = new PostgresCheckpointer(url, { schema });
+    await cp.setup();
+    const pool = newPool(1);
+    await pool.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, 'future')`, [
+      LATEST_VERSION + 1,
+    ]);
+    const later = new PostgresCheckpointer(url, { schema });
+    await expect(later.setup()).rejects.toMatchObject({
+      code: 'STORAGE',
+      message: expect.stringContaining(`is at version ${LATEST_VERSION + 1}, newer than`),
+    });
+    await later.close();
+    await cp.close();
+    await pool.end();
+  });
+});

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PostgresCheckpointer } from '../src/index.js';
+import { checkpoint } from './checkpoints.js';
+import { countingPool } from './counting-pool.js';
+import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+
+const schema = uniqueSchema();
+// One connection, so the prepared statements seen by the server are all this checkpointer's.
+const inner = newPool(1);
+const pool = countingPool(inner);
+const cp = new PostgresCheckpointer(pool, { schema });
+
+beforeAll(async () => {
+  await cp.setup();
+  await cp.put(checkpoint('t', 0));
+  await cp.put(checkpoint('t', 1));
+});
+beforeEach(() => pool.reset());
+afterAll(async () => {
+  await cp.close();
+  await inner.end();
+  await dropSchema(url, schema);
+});
+
+/** Statements sent by `call`, each checked to be a named prepared statement. */
+async function statementsOf(call: () => Promise<unknown>): Promise<number> {
+  pool.reset();
+  await call();
+  for (const sent of pool.sent) expect(sent.name, sent.text).toMatch(/^flow_pg_[0-9a-f]{24}$/);
+  return pool.sent.length;
+}
+
+describe('round trips', () => {
+  it('a put is one statement: unconditional, ifRevision 0 and ifRevision n', async () => {
+    expect(await statementsOf(() => cp.put(checkpoint('t', 2)))).toBe(1);
+    expect(await statementsOf(() => cp.put(checkpoint('t', 2)))).toBe(1);
+    expect(await statementsOf(() => cp.put(checkpoint('t', 3), { ifRevision: 0 }))).toBe(1);
+    expect(await statementsOf(() => cp.put(checkpoint('t', 3), { ifRevision: 1 }))).toBe(1);
+    expect(await statementsOf(() => cp.put(checkpoint('fresh', 0)))).toBe(1);
+  });
+
+  it('a conflicting put costs one more statement, to read the actual revision', async () => {
+    expect(
+      await statementsOf(() => cp.put(checkpoint('t', 0), { ifRevision: 7 }).catch((e: unknown) => e)),
+    ).toBe(2);
+    expect(
+      await statementsOf(() => cp.put(checkpoint('t', 0), { ifRevision: 0 }).catch((e: unknown) => e)),
+    ).toBe(2);
+  });
+
+  it('get, list, listThreads and prune are one statement each', async () => {
+    expect(await statementsOf(() => cp.get('t'))).toBe(1);
+    expect(await statementsOf(() => cp.get('t', 1))).toBe(1);
+    expect(await statementsOf(() => cp.get('absent'))).toBe(1);
+    expect(await statementsOf(() => cp.list('t', { beforeStep: 2, limit: 1 }))).toBe(1);
+    expect(await statementsOf(() => cp.listThreads({ status: 'running', limit: 5 }))).toBe(1);
+    expect(await statementsOf(() => cp.prune('t', { beforeStep: 1 }))).toBe(1);
+  });
+
+  it('deleteThread is one transaction: BEGIN, lock, delete, COMMIT', async () => {
+    await cp.put(checkpoint('doomed', 0));
+    pool.reset();
+    expect(await cp.deleteThread('doomed')).toBe(1);
+    expect(pool.sent.map((s) => s.text.split(' ')[0])).toEqual(['BEGIN', 'SELECT', 'WITH', 'COMMIT']);
+  });
+
+  it('the server holds the statements prepared, once per connection', async () => {
+    await cp.put(checkpoint('t', 4));
+    await cp.put(checkpoint('t', 5));
+    await cp.get('t');
+    const { rows } = await inner.query<{ name: string; calls: string }>(
+      "SELECT name FROM pg_prepared_statements WHERE name LIKE 'flow_pg_%'",
+    );
+    const names = rows.map((r) => r.name);
+    expect(new Set(names).size).toBe(names.length);
+    const putName = pool.sent.find((s) => s.text.includes('INSERT INTO'))?.name;
+    expect(names).toContain(putName);
+  });
+});
