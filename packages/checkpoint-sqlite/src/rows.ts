@@ -49,9 +49,13 @@ function parseNext(text: unknown): string[] {
 
 /**
  * Turns a row into a record. Columns the serializer does not read (`next`, the text columns' types) are
- * checked here, so an edited or damaged row becomes a `CorruptCheckpointError` naming it, not a crash later.
+ * checked here, so an edited or damaged row becomes a `CorruptCheckpointError` naming it (`locate` is called
+ * only then, keeping reads free of string building), not a crash later.
  */
-export function rowToRecord(row: CheckpointRow, location: string): CheckpointRecord {
+export function rowToRecord(
+  row: CheckpointRow,
+  locate: (thread: string, step: number) => string,
+): CheckpointRecord {
   try {
     if (typeof row.state !== 'string' || typeof row.interrupt_payload !== 'string') {
       throw new Error('state or interrupt payload is not text');
@@ -70,7 +74,10 @@ export function rowToRecord(row: CheckpointRow, location: string): CheckpointRec
     };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new CorruptCheckpointError(location, detail, { cause: error, backend: 'sqlite' });
+    throw new CorruptCheckpointError(locate(row.thread, row.step), detail, {
+      cause: error,
+      backend: 'sqlite',
+    });
   }
 }
 

@@ -71,6 +71,8 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     return `${this.filename} thread ${JSON.stringify(thread)} step ${step}`;
   }
 
+  readonly #locate = (thread: string, step: number): string => this.locate(thread, step);
+
   protected async initialize(): Promise<void> {
     // The connection is opened here, not in the constructor, so a bad path rejects as a StorageError.
     this.#db ??= new Database(this.#path) as unknown as SqliteDatabase;
@@ -119,7 +121,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     const row = (step === undefined ? s.latest.get({ thread }) : s.at.get({ thread, step })) as
       | CheckpointRow
       | undefined;
-    return row && rowToRecord(row, this.locate(row.thread, row.step));
+    return row && rowToRecord(row, this.#locate);
   }
 
   protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
@@ -128,7 +130,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
       beforeStep: opts.beforeStep ?? MAX_STEP + 1,
       limit: opts.limit ?? -1,
     }) as CheckpointRow[];
-    return rows.map((row) => rowToRecord(row, this.locate(row.thread, row.step)));
+    return rows.map((row) => rowToRecord(row, this.#locate));
   }
 
   protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
