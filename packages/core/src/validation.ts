@@ -84,8 +84,8 @@ export function assertListThreadsOptions(opts: unknown): asserts opts is ListThr
   if (typeof opts !== 'object' || opts === null)
     throw new InvalidArgumentError('listThreads options must be an object');
   const { after, limit, status } = opts as ListThreadsOptions;
-  if (after !== undefined && typeof after !== 'string') {
-    throw new InvalidArgumentError(`after must be a thread id string, got ${describe(after)}`);
+  if (after !== undefined && (typeof after !== 'string' || !after.isWellFormed())) {
+    throw new InvalidArgumentError(`after must be a well-formed thread id string, got ${describe(after)}`);
   }
   if (limit !== undefined) assertInteger(limit, 'limit', 0, Number.MAX_SAFE_INTEGER);
   if (status !== undefined && !STATUSES.includes(status)) {

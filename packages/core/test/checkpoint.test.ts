@@ -110,3 +110,12 @@ describe('createRedactor', () => {
     expect(input.user.password).toBe('p');
   });
 });
+
+describe('assertListThreadsOptions', () => {
+  it('rejects an after cursor that is not well-formed Unicode, so every backend answers alike', async () => {
+    const { assertListThreadsOptions } = await import('../src/index.js');
+    expect(() => assertListThreadsOptions({ after: 'a\ud800' })).toThrow(InvalidArgumentError);
+    expect(() => assertListThreadsOptions({ after: 7 })).toThrow(InvalidArgumentError);
+    expect(() => assertListThreadsOptions({ after: 'any string, stored or not' })).not.toThrow();
+  });
+});
