@@ -1,6 +1,8 @@
 import { Checkpoint, isFlowError, StorageError } from '@flow/core';
 import { startFaultProxy } from '@flow/fault-proxy';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { defaultClientOptions, RedisCheckpointer } from '../src/index.js';
 import { ProbeCheckpointer } from './probe.js';
 import { freshPrefix, plainClient, redisUrl } from './support.js';
 
@@ -84,6 +86,36 @@ describe('connection failures', () => {
       expect((await cp.list('t')).map((c) => c.step)).toEqual([1, 0]);
     } finally {
       await cp.close();
+      await proxy.close();
+    }
+  });
+
+  it('a silent server (stalled link) fails the call at commandTimeout; the write may still land later', async () => {
+    const { hostname, port } = new URL(redisUrl);
+    const proxy = await startFaultProxy({ target: { host: hostname, port: Number(port || 6379) } });
+    const client = new Redis({
+      ...defaultClientOptions,
+      host: '127.0.0.1',
+      port: proxy.port,
+      commandTimeout: 300,
+    });
+    client.on('error', () => {});
+    const cp = new RedisCheckpointer(client, { prefix: freshPrefix() });
+    try {
+      await cp.put(at('t', 0));
+      proxy.stall(true);
+      const started = Date.now();
+      const error = await rejection(cp.put(at('t', 1)));
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(isFlowError(error, 'STORAGE')).toBe(true);
+      expect((error as StorageError).cause).toBeInstanceOf(Error);
+      proxy.stall(false);
+      // The command was only held, not lost: once the link moves it is applied. A StorageError from a write
+      // means "outcome unknown", which is why the README says to read the step back.
+      await expect.poll(async () => (await cp.get('t', 1))?.revision, { timeout: 3_000 }).toBe(1);
+    } finally {
+      await cp.close();
+      client.disconnect();
       await proxy.close();
     }
   });
