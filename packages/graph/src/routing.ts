@@ -45,29 +45,58 @@ function route<S extends State>(
   }
 }
 
+function sortByDeclaration<S extends State>(spec: GraphSpec<S>, found: string[]): string[] {
+  if (found.length > 1) found.sort((a, b) => (spec.order.get(a) as number) - (spec.order.get(b) as number));
+  return found;
+}
+
+function addPicked<S extends State>(
+  spec: GraphSpec<S>,
+  found: string[],
+  picked: RouteTarget,
+  branch: Branch<S>,
+) {
+  if (Array.isArray(picked)) for (const name of picked) add(spec, found, name, branch);
+  else add(spec, found, picked, branch);
+}
+
 /**
- * The next frontier after `ran` (or the entry frontier, for `[START]`): static edges, then each router's
- * pick on the updated state, deduplicated and kept in declaration order.
+ * The next frontier after `ran` (or the entry frontier, for `[START]`): static edges and each router's pick
+ * on the updated state, deduplicated and sorted in declaration order. Synchronous (no promise) unless a
+ * router is async.
  */
-export async function nextFrontier<S extends State>(
+export function nextFrontier<S extends State>(
   spec: GraphSpec<S>,
   ran: readonly string[],
   state: S,
   site: RouteSite,
-): Promise<string[]> {
+): string[] | Promise<string[]> {
   const found: string[] = [];
-  for (const from of ran) {
-    const fixed = spec.edges.get(from);
-    if (fixed !== undefined) for (const to of fixed) if (!found.includes(to)) found.push(to);
-    const branches = spec.branches.get(from);
-    if (branches === undefined) continue;
-    for (const branch of branches) {
-      let picked = route(branch, state, site);
-      if (isPromiseLike(picked)) picked = await picked;
-      if (Array.isArray(picked)) for (const name of picked) add(spec, found, name, branch);
-      else add(spec, found, picked, branch);
+  let pending: { branch: Branch<S>; picked: Promise<RouteTarget> }[] | undefined;
+  try {
+    for (const from of ran) {
+      const fixed = spec.edges.get(from);
+      if (fixed !== undefined) for (const to of fixed) if (!found.includes(to)) found.push(to);
+      const branches = spec.branches.get(from);
+      if (branches === undefined) continue;
+      for (const branch of branches) {
+        const picked = route(branch, state, site);
+        if (!isPromiseLike(picked)) addPicked(spec, found, picked, branch);
+        else if (pending === undefined) pending = [{ branch, picked }];
+        else pending.push({ branch, picked });
+      }
     }
+  } catch (error) {
+    // Nobody will await the async routers already started: keep their failures from going unhandled.
+    for (const p of pending ?? []) p.picked.catch(() => undefined);
+    throw error;
   }
-  if (found.length > 1) found.sort((a, b) => (spec.order.get(a) as number) - (spec.order.get(b) as number));
-  return found;
+  if (pending === undefined) return sortByDeclaration(spec, found);
+  const waiting = pending;
+  return Promise.all(waiting.map((p) => p.picked)).then((picks) => {
+    picks.forEach((picked, i) =>
+      addPicked(spec, found, picked, (waiting[i] as (typeof waiting)[number]).branch),
+    );
+    return sortByDeclaration(spec, found);
+  });
 }

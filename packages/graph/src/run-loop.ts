@@ -110,11 +110,13 @@ export async function* runLoop<S extends State>(
     }
 
     const updated = applyUpdates(state, frontier, outcome.updates, spec.reducers);
-    const next = await nextFrontier(spec, frontier, updated, { thread, step });
+    let next = nextFrontier(spec, frontier, updated, { thread, step });
+    if (!Array.isArray(next)) next = await next;
     // An event hands `next` out (and it becomes the next `ran`): freeze it so a consumer cannot steer the run.
     if (events) Object.freeze(next);
     step += 1;
-    await commit(checkpointer, { thread, step, state: updated, next }, TAKEN_OVER);
+    if (checkpointer !== undefined)
+      await commit(checkpointer, { thread, step, state: updated, next }, TAKEN_OVER);
     if (events) {
       const updates = eventUpdates(frontier, outcome.updates, redactor);
       yield { step, ran: frontier, updates, next, interrupted: false };

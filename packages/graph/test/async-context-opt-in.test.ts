@@ -1,6 +1,6 @@
+import { MemoryCheckpointer } from '@flow/checkpoint-memory';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { interrupt, START, StateGraph } from '../src/index.js';
-import { ReferenceCheckpointer } from './support/reference-checkpointer.js';
 
 // Count every AsyncLocalStorage this process creates (each test file runs in its own process).
 const created = vi.hoisted(() => ({ count: 0 }));
@@ -18,7 +18,7 @@ vi.mock('node:async_hooks', async (importOriginal) => {
 const tick = () => new Promise((r) => setTimeout(r, 1));
 
 describe('compile({ asyncContext: true })', () => {
-  const checkpointer = new ReferenceCheckpointer();
+  const checkpointer = new MemoryCheckpointer();
   afterAll(() => checkpointer.close());
 
   it('before any graph turned it on, interrupt() outside a node explains itself', () => {

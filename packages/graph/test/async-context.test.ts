@@ -1,7 +1,7 @@
+import { MemoryCheckpointer } from '@flow/checkpoint-memory';
 import type { Checkpointer } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { interrupt, START, StateGraph } from '../src/index.js';
-import { ReferenceCheckpointer } from './support/reference-checkpointer.js';
 
 // Count every AsyncLocalStorage this process creates (each test file runs in its own process).
 const created = vi.hoisted(() => ({ count: 0 }));
@@ -23,7 +23,7 @@ const tick = () => new Promise((r) => setTimeout(r, 1));
 describe('the free interrupt() and AsyncLocalStorage', () => {
   let checkpointer: Checkpointer;
   beforeAll(() => {
-    checkpointer = new ReferenceCheckpointer();
+    checkpointer = new MemoryCheckpointer();
   });
   afterAll(async () => {
     await checkpointer.close();

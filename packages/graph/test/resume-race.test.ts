@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { END, START, StateGraph } from '../src/index.js';
+import { tempDir } from './support/backends.js';
+import { runFixture } from './support/child.js';
+
+const concat = (a: string[], b: string[]) => [...a, ...b];
+const RESUMERS = 6;
+
+describe('racing resumers on SQLite', () => {
+  const dir = tempDir();
+  const db = join(dir, 'race.db');
+  const checkpointer = new SqliteCheckpointer(db);
+  afterAll(() => checkpointer.close());
+
+  it(`of ${RESUMERS} processes answering one interrupt, exactly one runs; the others get AlreadyResumed`, {
+    timeout: 30_000,
+  }, async () => {
+    // Interrupt the thread at `c` with the same graph shape the children use.
+    const step = (name: string) => (_s: unknown, ctx: { interrupt: (p: unknown) => unknown }) => {
+      if (name === 'c') ctx.interrupt({ question: 'go on?' });
+      return { log: [name] };
+    };
+    const app = new StateGraph<{ log: string[] }>({ reducers: { log: concat } })
+      .addNode('a', step('a'))
+      .addNode('b', step('b'))
+      .addNode('c', step('c'))
+      .addNode('d', step('d'))
+      .addEdge(START, 'a')
+      .addEdge('a', 'b')
+      .addEdge('b', 'c')
+      .addEdge('c', 'd')
+      .addEdge('d', END)
+      .compile({ checkpointer });
+    const stop = await app.invoke({ log: [] }, { thread: 'raced' });
+    expect(stop).toMatchObject({ status: 'interrupted', step: 3, interrupt: { node: 'c' } });
+
+    const children = Array.from({ length: RESUMERS }, (_, i) =>
+      runFixture('resume-child.mjs', [db, 'raced', `answer-${i}`]),
+    );
+    await Promise.all(children.map((c) => c.line(/^ready$/)));
+    for (const c of children) c.process.stdin?.write('go\n');
+    const outcomes = await Promise.all(children.map(async (c) => JSON.parse(await c.line(/^\{/))));
+    await Promise.all(children.map((c) => c.exited));
+
+    const winners = outcomes.filter((o) => o.ok);
+    const losers = outcomes.filter((o) => !o.ok);
+    expect(winners).toHaveLength(1);
+    expect(losers.map((o) => o.code)).toEqual(Array(RESUMERS - 1).fill('ALREADY_RESUMED'));
+    expect(winners[0].status).toBe('done');
+
+    const final = await app.getState('raced');
+    expect(final?.done).toBe(true);
+    const answered = final?.state.log.filter((entry) => entry.includes(':answer-')) ?? [];
+    expect(answered).toHaveLength(1);
+    expect(final?.state.log).toEqual(winners[0].log);
+    const steps = (await app.history('raced')).map((c) => c.step);
+    expect(steps).toEqual([6, 5, 4, 3, 2, 1, 0]);
+  });
+});
