@@ -94,9 +94,9 @@ export function nextFrontier<S extends State>(
   if (pending === undefined) return sortByDeclaration(spec, found);
   const waiting = pending;
   return Promise.all(waiting.map((p) => p.picked)).then((picks) => {
-    picks.forEach((picked, i) =>
-      addPicked(spec, found, picked, (waiting[i] as (typeof waiting)[number]).branch),
-    );
+    for (let i = 0; i < picks.length; i++) {
+      addPicked(spec, found, picks[i] as RouteTarget, (waiting[i] as (typeof waiting)[number]).branch);
+    }
     return sortByDeclaration(spec, found);
   });
 }
