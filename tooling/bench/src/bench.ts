@@ -15,9 +15,17 @@ import { largeState } from './workloads/large-state.js';
 import { listThreads } from './workloads/list-threads.js';
 import { putsAndReads } from './workloads/puts-and-reads.js';
 
-const RESULTS_DIR = fileURLToPath(new URL('../results', import.meta.url));
+/** Where results go unless `--out` says otherwise: `tooling/bench/results`. */
+export const RESULTS_DIR = fileURLToPath(new URL('../results', import.meta.url));
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the bench as `pnpm bench` does and resolves with the exit code: 0, 1 when a workload (or the setup)
+ * threw, 2 for a usage error. Targets never change it. The report goes to `print`, progress to stderr.
+ */
+export async function runBench(
+  argv: readonly string[],
+  print: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<number> {
   let options: ReturnType<typeof parseOptions>;
   try {
     options = parseOptions(argv, RESULTS_DIR);
@@ -27,13 +35,19 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (options.help) {
-    process.stdout.write(`${usage()}\n`);
+    print(`${usage()}\n`);
     return 0;
   }
   const startedAt = new Date().toISOString();
   const mode = options.quick ? 'quick' : 'full';
   progress(`@flow bench (${mode}): ${options.workloads.join(', ')} on ${options.backends.join(', ')}`);
-  const ctx = await createContext(options);
+  let ctx: Awaited<ReturnType<typeof createContext>>;
+  try {
+    ctx = await createContext(options);
+  } catch (error) {
+    progress(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
   const interrupted = () => {
     progress('interrupted: removing what the bench created');
     void ctx.cleanup().finally(() => process.exit(130));
@@ -83,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
       );
     }
     const markdown = report.join('\n');
-    process.stdout.write(`\n${markdown}\n`);
+    print(`\n${markdown}\n`);
     if (options.outDir !== undefined) {
       const result: BenchResult = {
         startedAt,
@@ -98,6 +112,8 @@ async function main(argv: string[]): Promise<number> {
       progress(`results: ${writeResult(options.outDir, result, markdown)}`);
     }
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     await ctx.cleanup();
   }
   if (rec.failures.length > 0) {
@@ -106,15 +122,3 @@ async function main(argv: string[]): Promise<number> {
   }
   return 0;
 }
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(
-      `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);

@@ -56,7 +56,7 @@ async function postgresVersion(url: string): Promise<string> {
   client.on('error', () => {});
   await client.connect();
   try {
-    return (await client.query<{ v: string }>('SHOW server_version')).rows[0]!.v;
+    return (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
   } finally {
     await client.end();
   }

@@ -26,13 +26,21 @@ async function openFlow(ctx: BenchContext): Promise<OpenedStore<Checkpointer>> {
   };
 }
 
-/** LangGraph.js's `SqliteSaver` on a fresh temp file, as `SqliteSaver.fromConnString(path)` makes it. */
-async function openLangGraph(ctx: BenchContext): Promise<OpenedStore<BaseCheckpointSaver>> {
+/**
+ * LangGraph.js's `SqliteSaver` on a fresh temp file, as `SqliteSaver.fromConnString(path)` makes it, but
+ * with `synchronous = FULL` like the other two sides: its own default is the connection's, which would
+ * compare fsync settings rather than code.
+ */
+async function openLangGraph(
+  ctx: BenchContext,
+  synchronous = 'FULL',
+): Promise<OpenedStore<BaseCheckpointSaver>> {
   const path = ctx.tempPath('langgraph');
   const db = new Database(path);
   const store = new SqliteSaver(db);
   // Its setup() is protected and runs on first use: a read creates the tables and switches to WAL.
   await store.getTuple({ configurable: { thread_id: 'setup' } });
+  if (synchronous) db.pragma(`synchronous = ${synchronous}`);
   return {
     store,
     counters: undefined,
@@ -49,7 +57,7 @@ export async function sqliteSuite(
   ctx: BenchContext,
 ): Promise<BackendSuite<Checkpointer, BaseCheckpointSaver>> {
   // LangGraph sets no `synchronous`; read what its connection really runs with.
-  const lgProbe = await openLangGraph(ctx);
+  const lgProbe = await openLangGraph(ctx, '');
   const lgSync = synchronousName((lgProbe.store as SqliteSaver).db);
   await lgProbe.close();
   return {
@@ -62,8 +70,8 @@ export async function sqliteSuite(
     flowStore: () => openFlow(ctx),
     langgraphStore: () => openLangGraph(ctx),
     notes: [
-      `sqlite: synchronous=FULL on the raw floor and on @flow (its default: a resolved put survives power loss); ` +
-        `${lgSync} on LangGraph's SqliteSaver (it sets none; this is the connection's default).`,
+      'sqlite: synchronous=FULL on every side: the raw floor, @flow (its default: a resolved put survives power ' +
+        `loss) and LangGraph's SqliteSaver, which sets none itself (its connection would run with ${lgSync}).`,
     ],
   };
 }

@@ -28,16 +28,17 @@ function check(state: { n?: number; messages?: unknown[] }, want: Expected, wher
 
 /**
  * The W5 graph on @flow: nodes `a` and `b` take turns, each adding 1 to `n`, until `n` reaches `steps` —
- * `steps` super-steps of trivial work, so what is timed is the engine and its checkpointer.
+ * exactly `steps` super-steps of trivial work (each node routes), so what is timed is the engine and its
+ * checkpointer. `maxSteps` is exactly `steps`: one more super-step would fail the run.
  */
 export function flowLoop(steps: number, checkpointer: Checkpointer | undefined): RunThread {
   const app = new StateGraph<{ n: number }>()
     .addNode('a', async (s) => ({ n: s.n + 1 }))
     .addNode('b', async (s) => ({ n: s.n + 1 }))
     .addEdge(START, 'a')
-    .addEdge('a', 'b')
+    .addConditionalEdges('a', (s) => (s.n < steps ? 'b' : END), ['b'])
     .addConditionalEdges('b', (s) => (s.n < steps ? 'a' : END), ['a'])
-    .compile({ checkpointer, maxSteps: steps + 1 });
+    .compile({ checkpointer, maxSteps: steps });
   return async (thread) => {
     const result = await app.invoke({ n: 0 }, { thread });
     check(result.state, { n: steps }, '@flow loop');
@@ -55,7 +56,7 @@ export function langgraphLoop(
     .addNode('a', async (s: { n: number }) => ({ n: s.n + 1 }))
     .addNode('b', async (s: { n: number }) => ({ n: s.n + 1 }))
     .addEdge(LG_START, 'a')
-    .addEdge('a', 'b')
+    .addConditionalEdges('a', (s: { n: number }) => (s.n < steps ? 'b' : LG_END), ['b', LG_END])
     .addConditionalEdges('b', (s: { n: number }) => (s.n < steps ? 'a' : LG_END), ['a', LG_END])
     .compile({ checkpointer });
   return async (thread) => {
@@ -77,9 +78,9 @@ export function flowChat(steps: number, msgBytes: number, checkpointer: Checkpoi
     .addNode('a', say)
     .addNode('b', say)
     .addEdge(START, 'a')
-    .addEdge('a', 'b')
+    .addConditionalEdges('a', (s) => (s.messages.length < steps ? 'b' : END), ['b'])
     .addConditionalEdges('b', (s) => (s.messages.length < steps ? 'a' : END), ['a'])
-    .compile({ checkpointer, maxSteps: steps + 1 });
+    .compile({ checkpointer, maxSteps: steps });
   return async (thread) => {
     const result = await app.invoke({ messages: [] }, { thread });
     check(result.state, { messages: steps }, '@flow chat');
@@ -96,7 +97,7 @@ export function langgraphChat(steps: number, msgBytes: number, checkpointer: Bas
     .addNode('a', say)
     .addNode('b', say)
     .addEdge(LG_START, 'a')
-    .addEdge('a', 'b')
+    .addConditionalEdges('a', (s: ChatState) => (s.messages.length < steps ? 'b' : LG_END), ['b', LG_END])
     .addConditionalEdges('b', (s: ChatState) => (s.messages.length < steps ? 'a' : LG_END), ['a', LG_END])
     .compile({ checkpointer });
   return async (thread) => {
