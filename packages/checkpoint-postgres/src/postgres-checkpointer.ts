@@ -9,6 +9,7 @@ import {
   type ListThreadsOptions,
   MAX_STEP,
   type NormalizedPruneBounds,
+  SerializationError,
   type ThreadInfo,
 } from '@flow/core';
 import type { PgPool } from './driver.js';
@@ -101,7 +102,11 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       statement = this.#sql.putIfRevision;
       values.push(ifRevision);
     }
-    const { rows } = await this.#pool.query<{ revision: number }>(bind(statement, values));
+    const { rows } = await this.#pool
+      .query<{ revision: number }>(bind(statement, values))
+      .catch((error: unknown) => {
+        throw jsonbRejected(error, record) ?? error;
+      });
     if (rows[0] !== undefined) return Number(rows[0].revision);
     // Only a conditional put writes nothing; one more query, on this path only, names what is stored.
     const stored = await this.#pool.query<{ revision: number }>(
@@ -171,6 +176,22 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   protected async release(): Promise<void> {
     if (this.#ownsPool) await this.#pool.end();
   }
+}
+
+/**
+ * Postgres refused the serialized text as JSONB (SQLSTATE 22P02/22P05): a custom serializer that does not emit
+ * JSON, or a string with a lone UTF-16 surrogate, which JSON can escape but JSONB cannot hold. Nothing was
+ * written, as with any value that cannot be serialized, so it is a `SerializationError`.
+ */
+function jsonbRejected(error: unknown, record: CheckpointRecord): SerializationError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== '22P02' && code !== '22P05') return undefined;
+  const { message, detail } = error as { message?: string; detail?: string };
+  return new SerializationError(
+    `[flow:postgres] state or interruptPayload of thread ${JSON.stringify(record.thread)} step ${record.step} ` +
+      `is not storable as JSONB: ${message}${detail ? ` (${detail})` : ''}`,
+    { cause: error },
+  );
 }
 
 /**

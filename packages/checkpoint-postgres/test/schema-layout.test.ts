@@ -86,11 +86,23 @@ describe('the summary is written in the same transaction as the checkpoint', () 
       serializer: { serialize: () => 'not json', deserialize: (t) => t },
     });
     const error = await broken.put(checkpoint('broken', 0)).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'STORAGE' });
+    expect(error).toMatchObject({ code: 'SERIALIZATION' });
     expect((error as Error).cause).toMatchObject({ code: '22P02' });
     await broken.close();
     expect(await cp.get('broken')).toBeUndefined();
     expect((await cp.listThreads()).map((t) => t.thread)).not.toContain('broken');
+  });
+
+  it('a string with a lone surrogate (JSON escapes it, JSONB refuses it) is a SerializationError; nothing is written', async () => {
+    await cp.put(checkpoint('lone', 0, { state: 'kept' }));
+    for (const state of [{ cut: '😀'.slice(0, 1) }, ['\udc00']]) {
+      const error = await cp.put(checkpoint('lone', 0, { state })).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'SERIALIZATION',
+        message: expect.stringContaining('thread "lone" step 0'),
+      });
+    }
+    expect(await cp.list('lone')).toMatchObject([{ state: 'kept', revision: 1 }]);
   });
 
   it('summary rows match the checkpoints after a burst of puts, prunes and deletes', async () => {
