@@ -19,11 +19,12 @@ describe('the engine workloads run the same graph on both engines', () => {
   it('the chat graph gains one message per super-step on both engines', async () => {
     const memory = new MemoryCheckpointer();
     await flowChat(5, 200, memory)('c');
-    expect(((await memory.get('c'))?.state as { messages: unknown[] }).messages).toHaveLength(5);
+    const state = (await memory.get('c'))?.state as { messages: unknown[] } | undefined;
+    expect(state?.messages).toHaveLength(5);
     const saver = new MemorySaver();
     await langgraphChat(5, 200, saver)('c');
     const tuple = await saver.getTuple({ configurable: { thread_id: 'c' } });
-    expect((tuple?.checkpoint.channel_values.messages as unknown[]).length).toBe(5);
+    expect(tuple?.checkpoint.channel_values.messages).toHaveLength(5);
   });
 
   it('stops after exactly the asked count, odd or even', async () => {
