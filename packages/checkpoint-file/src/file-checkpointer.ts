@@ -2,9 +2,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   BaseCheckpointer,
-  CheckpointConflict,
   type CheckpointRecord,
-  compareThreadIds,
   InvalidArgumentError,
   jsonSerializer,
   type ListOptions,
@@ -13,23 +11,16 @@ import {
   type ThreadInfo,
 } from '@flow/core';
 import type { FileLockOptions } from './file-lock.js';
-import { Layout, SUMMARY_FILE, stepFileName, stepsOf, TRASH_PREFIX, uniqueName } from './layout.js';
+import { Layout, stepFileName, TRASH_PREFIX, uniqueName } from './layout.js';
 import { mapLimit } from './map-limit.js';
 import { type FileCheckpointerOptions, lockTimings } from './options.js';
-import { ensureRoot, mkdirPrivate, removeFile, syncDir } from './private-fs.js';
-import { encodeStepFile, readStepFile, readStepHeader } from './step-file.js';
-import { encodeSummary, readSummary, summaryOf } from './summary-file.js';
-import {
-  commitFile,
-  entriesOf,
-  listSteps,
-  repairSummary,
-  summaryFromSteps,
-  sweepTemps,
-  writeTemp,
-} from './thread-dir.js';
+import { ensureRoot, mkdirPrivate, syncDir } from './private-fs.js';
+import { pruneSteps } from './prune-steps.js';
+import { readThreads } from './read-threads.js';
+import { readStepFile } from './step-file.js';
+import { entriesOf, listSteps, repairSummary, sweepTemps } from './thread-dir.js';
 import { withThreadLock } from './thread-lock.js';
-import { isThreadName, threadName } from './thread-name.js';
+import { writeStep } from './write-step.js';
 
 /** How many files one call reads at once. */
 const READ_CONCURRENCY = 16;
@@ -83,66 +74,9 @@ export class FileCheckpointer extends BaseCheckpointer {
   }
 
   protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
-    const { thread, step } = record;
-    const dir = this.#layout.threadDir(thread);
-    const file = join(dir, stepFileName(step));
-    const summaryPath = join(dir, SUMMARY_FILE);
-    return this.#locked(thread, async () => {
-      const current = (await readStepHeader(file, thread, step))?.revision ?? 0;
-      if (ifRevision !== undefined && ifRevision !== current) {
-        throw new CheckpointConflict({
-          thread,
-          step,
-          expected: ifRevision,
-          actual: current,
-          backend: 'file',
-        });
-      }
-      const revision = current + 1;
-      if (await mkdirPrivate(dir)) await syncDir(this.#layout.threads);
-      const summary = await this.#nextSummary(dir, record, summaryPath);
-      // Both files are fully written before either is moved into place.
-      const stepTemp = await writeTemp(dir, encodeStepFile(record, revision, this.#rawJson), true);
-      let summaryTemp: string | undefined;
-      try {
-        if (summary !== undefined) summaryTemp = await writeTemp(dir, encodeSummary(summary), false);
-        if (!(await commitFile(stepTemp, file, ifRevision === 0))) {
-          const actual = (await readStepHeader(file, thread, step))?.revision ?? 0;
-          throw new CheckpointConflict({ thread, step, expected: 0, actual, backend: 'file' });
-        }
-      } catch (error) {
-        await removeFile(stepTemp).catch(() => {});
-        if (summaryTemp !== undefined) await removeFile(summaryTemp).catch(() => {});
-        throw error;
-      }
-      if (summaryTemp !== undefined) {
-        // The step is committed; the summary is a cache. If it cannot be replaced, remove it so readers
-        // fall back to the step files rather than trust an old one.
-        await rename(summaryTemp, summaryPath).catch(async () => {
-          await removeFile(summaryPath).catch(() => {});
-          await removeFile(summaryTemp).catch(() => {});
-        });
-      }
-      await syncDir(dir);
-      return revision;
-    });
-  }
-
-  /** The summary after `record` lands, or `undefined` when the current one stays right. */
-  async #nextSummary(dir: string, record: CheckpointRecord, path: string): Promise<ThreadInfo | undefined> {
-    const mine = summaryOf({ ...record, next: [...record.next] });
-    const prior = await readSummary(path);
-    if (prior !== undefined && prior.thread === record.thread) {
-      return record.step >= prior.latestStep ? mine : undefined;
-    }
-    // No usable summary (new thread, or a crash): the latest of the stored steps and this one.
-    const higher = (await listSteps(dir)).filter((s) => s > record.step);
-    if (higher.length === 0) return mine;
-    try {
-      return await summaryFromSteps(dir, record.thread, higher);
-    } catch {
-      return undefined; // a corrupt latest step: listThreads will name it
-    }
+    return this.#locked(record.thread, () =>
+      writeStep(this.#layout.threadDir(record.thread), record, ifRevision, this.#rawJson),
+    );
   }
 
   protected readRecord(thread: string, step: number | undefined): Promise<CheckpointRecord | undefined> {
@@ -173,24 +107,7 @@ export class FileCheckpointer extends BaseCheckpointer {
   }
 
   protected readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
-    return this.#track(async () => {
-      const names = (await entriesOf(this.#layout.threads)).filter(isThreadName);
-      const infos = await mapLimit(names, READ_CONCURRENCY, (name) => this.#threadInfo(name));
-      const { after, status, limit } = opts;
-      let out = infos.filter((i) => i !== undefined).sort((a, b) => compareThreadIds(a.thread, b.thread));
-      if (after !== undefined) out = out.filter((i) => compareThreadIds(i.thread, after) > 0);
-      if (status !== undefined) out = out.filter((i) => statusOf(i) === status);
-      return limit === undefined ? out : out.slice(0, limit);
-    });
-  }
-
-  /** One thread's summary; from the latest step's header when the summary file is missing or stale. */
-  async #threadInfo(name: string): Promise<ThreadInfo | undefined> {
-    const dir = join(this.#layout.threads, name);
-    const summary = await readSummary(join(dir, SUMMARY_FILE));
-    if (summary !== undefined && threadName(summary.thread) === name) return summary;
-    const info = await summaryFromSteps(dir, undefined, await listSteps(dir));
-    return info !== undefined && threadName(info.thread) === name ? info : undefined;
+    return this.#track(() => readThreads(this.#layout.threads, opts, READ_CONCURRENCY));
   }
 
   protected removeThread(thread: string): Promise<number> {
@@ -215,28 +132,9 @@ export class FileCheckpointer extends BaseCheckpointer {
   }
 
   protected removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
-    return this.#locked(thread, async () => {
-      const dir = this.#layout.threadDir(thread);
-      const entries = await entriesOf(dir);
-      await sweepTemps(dir, entries);
-      // The first (highest) step is the latest, which prune never removes.
-      let doomed = stepsOf(entries).slice(1);
-      const { beforeStep, olderThan } = bounds;
-      if (beforeStep !== undefined) doomed = doomed.filter((s) => s < beforeStep);
-      if (olderThan !== undefined) {
-        const limit = Date.parse(olderThan);
-        const headers = await mapLimit(doomed, READ_CONCURRENCY, (s) =>
-          readStepHeader(join(dir, stepFileName(s)), thread, s),
-        );
-        doomed = doomed.filter((_, i) => {
-          const h = headers[i];
-          return h !== undefined && Date.parse(h.ts) < limit;
-        });
-      }
-      for (const s of doomed) await removeFile(join(dir, stepFileName(s)));
-      if (doomed.length > 0) await syncDir(dir);
-      return doomed.length;
-    });
+    return this.#locked(thread, () =>
+      pruneSteps(this.#layout.threadDir(thread), thread, bounds, READ_CONCURRENCY),
+    );
   }
 
   protected async release(): Promise<void> {
@@ -275,8 +173,4 @@ export class FileCheckpointer extends BaseCheckpointer {
       await rm(join(this.#layout.threads, name), { recursive: true, force: true }).catch(() => {});
     }
   }
-}
-
-function statusOf(info: ThreadInfo): 'done' | 'interrupted' | 'running' {
-  return info.done ? 'done' : info.interrupted ? 'interrupted' : 'running';
 }

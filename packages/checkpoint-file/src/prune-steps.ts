@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import type { NormalizedPruneBounds } from '@flow/core';
+import { stepFileName, stepsOf } from './layout.js';
+import { mapLimit } from './map-limit.js';
+import { removeFile, syncDir } from './private-fs.js';
+import { readStepHeader } from './step-file.js';
+import { entriesOf, sweepTemps } from './thread-dir.js';
+
+/**
+ * Removes the steps of the thread directory `dir` that meet every bound, never the latest. Called with the
+ * thread lock held, so it also clears temp files a crashed writer left. Reads only headers, and only for
+ * `olderThan`. Resolves with how many steps it removed.
+ */
+export async function pruneSteps(
+  dir: string,
+  thread: string,
+  bounds: NormalizedPruneBounds,
+  concurrency: number,
+): Promise<number> {
+  const entries = await entriesOf(dir);
+  await sweepTemps(dir, entries);
+  // The first (highest) step is the latest, which prune never removes.
+  let doomed = stepsOf(entries).slice(1);
+  const { beforeStep, olderThan } = bounds;
+  if (beforeStep !== undefined) doomed = doomed.filter((s) => s < beforeStep);
+  if (olderThan !== undefined && doomed.length > 0) {
+    const limit = Date.parse(olderThan);
+    const headers = await mapLimit(doomed, concurrency, (s) =>
+      readStepHeader(join(dir, stepFileName(s)), thread, s),
+    );
+    doomed = doomed.filter((_, i) => {
+      const h = headers[i];
+      return h !== undefined && Date.parse(h.ts) < limit;
+    });
+  }
+  for (const s of doomed) await removeFile(join(dir, stepFileName(s)));
+  if (doomed.length > 0) await syncDir(dir);
+  return doomed.length;
+}

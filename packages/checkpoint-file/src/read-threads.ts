@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import { compareThreadIds, type ListThreadsOptions, type ThreadInfo } from '@flow/core';
+import { SUMMARY_FILE } from './layout.js';
+import { mapLimit } from './map-limit.js';
+import { readSummary } from './summary-file.js';
+import { entriesOf, listSteps, summaryFromSteps } from './thread-dir.js';
+import { isThreadName, threadName } from './thread-name.js';
+
+/**
+ * `listThreads` over the `threads/` directory: one small summary file per thread, never a state. Threads
+ * are sorted in code-point order of id in memory, since directory names (hashes) carry no order.
+ */
+export async function readThreads(
+  threadsDir: string,
+  opts: ListThreadsOptions,
+  concurrency: number,
+): Promise<ThreadInfo[]> {
+  const names = (await entriesOf(threadsDir)).filter(isThreadName);
+  const infos = await mapLimit(names, concurrency, (name) => threadInfo(join(threadsDir, name), name));
+  const { after, status, limit } = opts;
+  let out = infos.filter((i) => i !== undefined).sort((a, b) => compareThreadIds(a.thread, b.thread));
+  if (after !== undefined) out = out.filter((i) => compareThreadIds(i.thread, after) > 0);
+  if (status !== undefined) out = out.filter((i) => statusOf(i) === status);
+  return limit === undefined ? out : out.slice(0, limit);
+}
+
+/**
+ * One thread's summary; from the latest step's header when the summary file is missing or unreadable.
+ * `undefined` for a directory with no step (a crash before the first one landed, or a delete under way).
+ */
+async function threadInfo(dir: string, name: string): Promise<ThreadInfo | undefined> {
+  const summary = await readSummary(join(dir, SUMMARY_FILE));
+  if (summary !== undefined && threadName(summary.thread) === name) return summary;
+  const info = await summaryFromSteps(dir, undefined, await listSteps(dir));
+  return info !== undefined && threadName(info.thread) === name ? info : undefined;
+}
+
+function statusOf(info: ThreadInfo): 'done' | 'interrupted' | 'running' {
+  return info.done ? 'done' : info.interrupted ? 'interrupted' : 'running';
+}
