@@ -1,4 +1,4 @@
-import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
+import { SqliteCheckpointer, type SqliteCheckpointerOptions } from '@flow/checkpoint-sqlite';
 import type { Checkpointer } from '@flow/core';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
@@ -10,10 +10,13 @@ import { removeSqliteFiles, sqliteBytes, synchronousName } from './sqlite-files.
 import { rawSqlite } from './sqlite-raw.js';
 import type { BackendSuite, OpenedStore } from './types.js';
 
-/** @flow's `SqliteCheckpointer` on a fresh temp file, with its default settings. */
-async function openFlow(ctx: BenchContext): Promise<OpenedStore<Checkpointer>> {
+/** @flow's `SqliteCheckpointer` on a fresh temp file, with its default settings unless `options` says. */
+async function openFlow(
+  ctx: BenchContext,
+  options?: SqliteCheckpointerOptions,
+): Promise<OpenedStore<Checkpointer>> {
   const path = ctx.tempPath('flow');
-  const store = new SqliteCheckpointer(path);
+  const store = new SqliteCheckpointer(path, options);
   await store.setup();
   return {
     store,
@@ -68,6 +71,10 @@ export async function sqliteSuite(
       langgraphSubject('SqliteSaver', () => openLangGraph(ctx)),
     ],
     flowStore: () => openFlow(ctx),
+    // FULL pays an fsync per super-step; NORMAL shows what the engine costs without it.
+    flowVariants: [
+      { setting: "synchronous: 'normal'", open: () => openFlow(ctx, { synchronous: 'normal' }) },
+    ],
     langgraphStore: () => openLangGraph(ctx),
     notes: [
       'sqlite: synchronous=FULL on every side: the raw floor, @flow (its default: a resolved put survives power ' +

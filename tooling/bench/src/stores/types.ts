@@ -52,6 +52,8 @@ export interface BackendSuite<FlowStore = unknown, LangGraphStore = unknown> {
   subjects: SubjectFactory[];
   /** @flow's checkpointer on this backend, for the engine workloads. */
   flowStore: StoreOpener<FlowStore>;
+  /** Other settings of it worth timing in the engine workload, e.g. a relaxed fsync; labelled by `setting`. */
+  flowVariants?: { setting: string; open: StoreOpener<FlowStore> }[];
   /** LangGraph's saver on this backend, when one runs here. */
   langgraphStore: StoreOpener<LangGraphStore> | undefined;
   /** Printed under the tables: why a side is missing, what settings were used. */
