@@ -2,7 +2,7 @@ import type { Checkpointer } from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../src/store/store-url.js';
 import { fixtureCheckpoints, populate } from './helpers/fixture.js';
-import { runBin, runJson } from './helpers/run-bin.js';
+import { runBin } from './helpers/run-bin.js';
 import { createStore, type StoreFixture, usingStore } from './helpers/stores.js';
 
 const TOTAL = fixtureCheckpoints(Date.now()).length;
@@ -46,10 +46,8 @@ describe.each([
     });
     const source = await usingStore(from, dump);
     const target = await usingStore(to, dump);
+    // Every thread and step, with states of every type, timestamps and revisions (1 on both sides).
     expect(target).toEqual(source);
-    expect(await runJson(['history', 'order-42', '--json', '--store', to.url])).toEqual(
-      await runJson(['history', 'order-42', '--json', '--store', from.url]),
-    );
 
     const second = await runBin(['copy', '--from', from.url, '--to', to.url]);
     expect(second).toEqual({

@@ -1,11 +1,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from './helpers/run-bin.js';
+import { runCli } from '../src/cli.js';
+import { type BinResult, runBin } from './helpers/run-bin.js';
 
 /** The store is never opened by these: a usage error is found first. */
 const STORE = 'sqlite:/nonexistent/never-opened.db';
+
+/** Runs the CLI in-process with piped (non-TTY) streams, for the many cases commander settles alone. */
+async function inProcess(args: string[]): Promise<BinResult> {
+  const out = { text: '', write: (s: string) => (out.text += s) };
+  const err = { text: '', write: (s: string) => (err.text += s) };
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  const code = await runCli(args, { stdout: out, stderr: err, stdin, env: {}, now: () => Date.now() });
+  return { code, stdout: out.text, stderr: err.text };
+}
 
 describe('usage errors exit 2 with the usage text', () => {
   it.each([
@@ -20,39 +31,46 @@ describe('usage errors exit 2 with the usage text', () => {
     ['a negative --step', ['show', 't', '--step', '-1']],
     ['an empty thread id', ['show', '']],
     ['prune without a bound', ['prune', 't']],
-    ['a duration with an unknown unit', ['prune', 't', '--older-than', '7w']],
     ['a fractional duration', ['prune', 't', '--older-than', '1.5h']],
     ['a date that is not ISO-8601', ['prune', 't', '--older-than', 'yesterday']],
     ['a malformed --before-step', ['prune', 't', '--before-step', '3x']],
+    ['delete without --yes off a terminal', ['delete', 't']],
     ['copy without --to', ['copy', '--from', STORE]],
-    ['an unknown store scheme', ['threads', '--store', 'mysql://db/app']],
     ['a store that is not a URL or .db path', ['threads', '--store', 'runs']],
     ['an invalid postgres schema', ['threads', '--store', 'postgres://db/app?schema=no-dash']],
   ])('%s', async (_name, args) => {
-    const result = await runBin([...args, ...(args.includes('--store') ? [] : ['--store', STORE])]);
+    const result = await inProcess([...args, ...(args.includes('--store') ? [] : ['--store', STORE])]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^error: /);
     expect(result.stderr).toMatch(/Usage: flow/);
   });
 
-  it('delete without --yes when stdin is not a terminal, before touching the store', async () => {
-    const result = await runBin(['delete', 't', '--store', STORE]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(
+  it('through the real bin: no command, a malformed duration, an unknown scheme, delete off a terminal', async () => {
+    const none = await runBin([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^error: missing command\nUsage: flow \[options\] \[command\]/);
+    const duration = await runBin(['prune', 't', '--older-than', '7w', '--store', STORE]);
+    expect(duration.code).toBe(2);
+    expect(duration.stderr).toMatch(/^error: --older-than must be a duration .* got "7w"\nUsage: flow prune/);
+    const scheme = await runBin(['threads', '--store', 'mysql://u:pw@db/app']);
+    expect(scheme.code).toBe(2);
+    expect(scheme.stderr).toMatch(/^error: unknown store scheme in "mysql:\/\/u:\*\*\*@db\/app"/);
+    const del = await runBin(['delete', 't', '--store', STORE]);
+    expect(del.code).toBe(2);
+    expect(del.stderr).toMatch(
       /^error: delete asks for confirmation: pass --yes when stdin is not a terminal\n/,
     );
-    expect(result.stderr).toMatch(/Usage: flow delete/);
+    expect(del.stderr).toMatch(/Usage: flow delete/);
   });
 
   it('--help and --version exit 0 on stdout', async () => {
-    const help = await runBin(['--help']);
+    const help = await inProcess(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['threads', 'show', 'history', 'prune', 'delete', 'copy', 'setup']) {
       expect(help.stdout).toContain(command);
     }
-    const version = await runBin(['--version']);
-    expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+    expect(await runBin(['--version'])).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
   });
 });
 
