@@ -7,6 +7,7 @@ import { durabilitySuite } from './suites/durability.js';
 import { errorsSuite } from './suites/errors.js';
 import { listThreadsSuite } from './suites/list-threads.js';
 import { listingSuite } from './suites/listing.js';
+import { processRacesSuite } from './suites/process-races.js';
 import { putGetSuite } from './suites/put-get.js';
 import { racesSuite } from './suites/races.js';
 import { retentionSuite } from './suites/retention.js';
@@ -28,6 +29,7 @@ export const ALL_SUITES: readonly ConformanceSuite[] = [
   errorsSuite,
   setupSuite,
   durabilitySuite,
+  processRacesSuite,
   closeSuite,
 ];
 

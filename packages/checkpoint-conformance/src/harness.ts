@@ -1,4 +1,5 @@
 import type { Checkpointer } from '@flow/core';
+import type { ChildOpener } from './process/child-spec.js';
 
 /**
  * What a backend hands the kit. The isolation contract: every call of `create()` returns a checkpointer on
@@ -31,6 +32,16 @@ export interface CheckpointerHarness<C extends Checkpointer = Checkpointer> {
    * and cross-instance race checks. May be called while `cp` is open and after `cp` was closed.
    */
   reopen?(cp: C): Promise<C>;
+  /**
+   * How a child process opens the same storage as `cp`: a module path, an export and JSON arguments (see
+   * `ChildOpener`). Enables the "process races" suite, where the kit starts `capabilities.processes` node
+   * processes on one storage and makes them race. Without it that suite registers one test whose name says
+   * so. The module must be importable by a plain `node` (your built package, not TypeScript source).
+   *
+   * @example
+   * openInChild: (cp) => ({ module: new URL('../dist/index.js', import.meta.url), export: 'DirCheckpointer', args: [cp.dir] }),
+   */
+  openInChild?(cp: C): ChildOpener | Promise<ChildOpener>;
   /** Removes the storage behind `cp` after a test (after the kit closed it and every reopened sibling). */
   cleanup?(cp: C): Promise<void>;
   /** What the backend can and cannot do; every missing capability is reported by name, never skipped silently. */
@@ -45,4 +56,9 @@ export interface CheckpointerCapabilities {
    * How many concurrent conditional puts the race tests fire at one (thread, step). @default 20
    */
   raceWidth?: number;
+  /**
+   * How many child processes the "process races" suite starts on one storage (with `openInChild`).
+   * @default 8
+   */
+  processes?: number;
 }

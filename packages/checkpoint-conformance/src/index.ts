@@ -2,12 +2,15 @@ export { type ConformanceSuite, registerSuite, type SuiteDescriber } from './def
 export { ALL_SUITES, describeCheckpointer } from './describe-checkpointer.js';
 export { expectFlowError } from './expect-error.js';
 export type { CheckpointerCapabilities, CheckpointerHarness } from './harness.js';
-export { DEFAULT_RACE_WIDTH, type Kit } from './kit.js';
+export { DEFAULT_PROCESSES, DEFAULT_RACE_WIDTH, type Kit } from './kit.js';
+export { ChildPool, type RunInChildrenOptions, runInChildren } from './process/child-pool.js';
+export type { ChildOpener, ChildTask } from './process/child-spec.js';
 export { closeSuite, describeClose } from './suites/close.js';
 export { describeDurability, durabilitySuite } from './suites/durability.js';
 export { describeErrors, errorsSuite } from './suites/errors.js';
 export { describeListThreads, listThreadsSuite, ORDER_IDS } from './suites/list-threads.js';
 export { describeListing, listingSuite } from './suites/listing.js';
+export { describeProcessRaces, processRacesSuite } from './suites/process-races.js';
 export { describePutGet, putGetSuite } from './suites/put-get.js';
 export { describeRaces, racesSuite } from './suites/races.js';
 export { describeRetention, retentionSuite } from './suites/retention.js';

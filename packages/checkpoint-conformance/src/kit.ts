@@ -1,6 +1,7 @@
 import type { Checkpointer } from '@flow/core';
 import { afterEach, beforeEach } from 'vitest';
 import type { CheckpointerHarness } from './harness.js';
+import type { ChildOpener } from './process/child-spec.js';
 
 /** What every suite's tests use: fresh storage per call, closed and cleaned up after each test. */
 export interface Kit<C extends Checkpointer = Checkpointer> {
@@ -10,10 +11,16 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   readonly reopen: ((cp: C) => Promise<C>) | undefined;
   /** How many concurrent conditional puts a race fires. */
   readonly raceWidth: number;
+  /** How a child process opens `cp`'s storage, or `undefined` when the harness declares no `openInChild`. */
+  readonly openInChild: ((cp: C) => Promise<ChildOpener>) | undefined;
+  /** How many child processes a process race starts. */
+  readonly processes: number;
 }
 
 /** The default width of the race tests (SPEC: "any number of concurrent conditional puts"). */
 export const DEFAULT_RACE_WIDTH = 20;
+/** The default number of child processes of a process race. */
+export const DEFAULT_PROCESSES = 8;
 
 /**
  * Registers the per-test lifecycle in the current `describe` block and returns the handle tests use.
@@ -51,6 +58,7 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
   });
 
   const reopen = harness.reopen?.bind(harness);
+  const openInChild = harness.openInChild?.bind(harness);
   return {
     async create() {
       const cp = await harness.create();
@@ -65,5 +73,7 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
         return again;
       }),
     raceWidth: harness.capabilities?.raceWidth ?? DEFAULT_RACE_WIDTH,
+    openInChild: openInChild && (async (cp: C) => openInChild(cp)),
+    processes: harness.capabilities?.processes ?? DEFAULT_PROCESSES,
   };
 }

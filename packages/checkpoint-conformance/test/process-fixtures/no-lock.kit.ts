@@ -1,0 +1,3 @@
+import { describeProcessRacesOnJsonFile } from './on-json-file.js';
+
+describeProcessRacesOnJsonFile('no-lock');
