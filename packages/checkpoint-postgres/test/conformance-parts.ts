@@ -6,6 +6,7 @@ import {
   errorsSuite,
   listingSuite,
   listThreadsSuite,
+  processRacesSuite,
   putGetSuite,
   racesSuite,
   registerSuite,
@@ -27,7 +28,8 @@ import { dropSchema, freshCheckpointer, url } from './harness.js';
 export const PARTS: Record<'core' | 'threads' | 'lifecycle', readonly ConformanceSuite[]> = {
   core: [putGetSuite, revisionsSuite, racesSuite, listingSuite],
   threads: [listThreadsSuite, retentionSuite, threadIdsSuite],
-  lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, closeSuite],
+  // processRacesSuite says here that this harness has no openInChild; process-races.test.ts runs it with one.
+  lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, processRacesSuite, closeSuite],
 };
 
 export const harness: CheckpointerHarness<PostgresCheckpointer> = {
