@@ -13,9 +13,13 @@ function tooNew(s: string, version: number): Error {
   );
 }
 
-async function currentVersion(pool: PgPool, s: string): Promise<number> {
+/**
+ * The recorded version, or 0. Runs on a checked-out client: an error here ("no such table") must not make the
+ * pool discard the connection, which the migration then reuses.
+ */
+async function currentVersion(client: PgPoolClient, s: string): Promise<number> {
   try {
-    const { rows } = await pool.query<{ version: number | null }>({
+    const { rows } = await client.query<{ version: number | null }>({
       text: `SELECT max(version) AS version FROM ${s}.schema_migrations`,
     });
     return rows[0]?.version ?? 0;
@@ -71,18 +75,22 @@ async function migrateLocked(client: PgPoolClient, schema: string, s: string): P
  */
 export async function migrate(pool: PgPool, schema: string): Promise<void> {
   const s = quoteIdent(schema);
-  const version = await currentVersion(pool, s);
-  if (version === LATEST_VERSION) return;
-  if (version > LATEST_VERSION) throw tooNew(s, version);
   const client = await pool.connect();
   let failure: Error | undefined;
   try {
+    const version = await currentVersion(client, s);
+    if (version === LATEST_VERSION) return;
+    if (version > LATEST_VERSION) throw tooNew(s, version);
     await client.query({ text: 'BEGIN' });
-    await migrateLocked(client, schema, s);
-    await client.query({ text: 'COMMIT' });
+    try {
+      await migrateLocked(client, schema, s);
+      await client.query({ text: 'COMMIT' });
+    } catch (error) {
+      await client.query({ text: 'ROLLBACK' }).catch(() => {});
+      throw error;
+    }
   } catch (error) {
     failure = error instanceof Error ? error : new Error(String(error));
-    await client.query({ text: 'ROLLBACK' }).catch(() => {});
     throw error;
   } finally {
     // After a failure the connection may be broken: let the pool drop it rather than hand it out again.

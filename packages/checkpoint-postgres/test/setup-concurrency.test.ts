@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS, PostgresCheckpointer } from '../src/index.js';
 import { checkpoint } from './checkpoints.js';
 import { compileSource } from './compile-source.js';
+import { countingPool } from './counting-pool.js';
 import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
 
 const schemas: string[] = [];
@@ -84,22 +85,24 @@ describe('setup() on a fresh schema', () => {
     const first = new PostgresCheckpointer(url, { schema });
     await first.setup();
     await first.close();
-    const pool = newPool(1);
-    const seen: string[] = [];
-    const spy = {
-      query: (config: { text: string }) => {
-        seen.push(config.text);
-        return pool.query(config as never);
-      },
-      connect: () => pool.connect(),
-      end: () => pool.end(),
-    };
-    const again = new PostgresCheckpointer(spy as never, { schema });
+    const inner = newPool(1);
+    const pool = countingPool(inner);
+    const again = new PostgresCheckpointer(pool, { schema });
     await again.setup();
-    expect(seen).toHaveLength(1);
-    expect(seen[0]).toContain('schema_migrations');
+    expect(pool.sent.map((q) => q.text)).toEqual([
+      `SELECT max(version) AS version FROM "${schema}".schema_migrations`,
+    ]);
     await again.close();
-    await pool.end();
+    await inner.end();
+  });
+
+  it('a fresh schema reuses one connection from the version check to COMMIT', async () => {
+    const inner = newPool(4);
+    const cp = new PostgresCheckpointer(inner, { schema: fresh() });
+    await cp.setup();
+    expect(inner.totalCount).toBe(1);
+    await cp.close();
+    await inner.end();
   });
 
   it('refuses a schema migrated by a newer release, with StorageError, and changes nothing', async () => {
