@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Checkpoint } from '@flow/core';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
+import { Checkpoint } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_SIZE } from '../src/paging.js';
 import { runBin, runJson } from './helpers/run-bin.js';
@@ -32,7 +32,14 @@ describe('stores larger than one page', () => {
   it('threads pages through every thread, and --limit stops across a page boundary', async () => {
     const all = (await runJson(['threads', '--json', '--store', store])) as { thread: string }[];
     expect(all.map((t) => t.thread)).toEqual(Array.from({ length: THREADS }, (_, i) => id(i)));
-    const some = (await runJson(['threads', '--limit', String(PAGE_SIZE + 1), '--json', '--store', store])) as {
+    const some = (await runJson([
+      'threads',
+      '--limit',
+      String(PAGE_SIZE + 1),
+      '--json',
+      '--store',
+      store,
+    ])) as {
       thread: string;
     }[];
     expect(some.map((t) => t.thread)).toEqual(Array.from({ length: PAGE_SIZE + 1 }, (_, i) => id(i)));
