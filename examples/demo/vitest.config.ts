@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // The test runs the built demo: build it first when it is stale.
+    globalSetup: ['test/support/build-dist.ts'],
+    testTimeout: 60_000,
+  },
+});
