@@ -13,11 +13,12 @@ export function toPgTimestamp(iso: string): string {
 }
 
 /**
- * SQL that reads a TIMESTAMPTZ column as milliseconds since the epoch (a float8, exact for every instant a
- * JS Date can hold), so JS formats it with `toISOString()` and the stored ts round-trips exactly.
+ * SQL that reads a TIMESTAMPTZ column as whole milliseconds since the epoch (a float8, exact for every instant
+ * a JS Date can hold), so JS formats it with `toISOString()` and the stored ts round-trips exactly. `round`
+ * matters before Postgres 14, where `extract` returns a float8 that can land a hair below the millisecond.
  */
 export function epochMs(column: string): string {
-  return `(extract(epoch FROM ${column}) * 1000)::float8`;
+  return `round(extract(epoch FROM ${column}) * 1000)::float8`;
 }
 
 /** The ISO string of a value read through `epochMs`. */
