@@ -1,0 +1,215 @@
+import {
+  BaseCheckpointer,
+  type BaseCheckpointerOptions,
+  CheckpointConflict,
+  type CheckpointRecord,
+  InvalidArgumentError,
+  type ListOptions,
+  type ListThreadsOptions,
+  MAX_STEP,
+  type NormalizedPruneBounds,
+  SerializationError,
+  type ThreadInfo,
+} from '@flow/core';
+import type { MysqlPool, MysqlQueryable, MysqlWriteResult } from './driver.js';
+import { createPool, isPool } from './pool.js';
+import { type CheckpointRow, type ThreadRow, toRecord, toThreadInfo } from './rows.js';
+import { createTables, type Tables, tablesFor } from './schema.js';
+import { buildStatements, type Statements } from './statements.js';
+import { assertTablePrefix } from './table-prefix.js';
+import { inTransaction } from './transaction.js';
+
+/** Options of `MysqlCheckpointer`. */
+export interface MysqlCheckpointerOptions extends BaseCheckpointerOptions {
+  /**
+   * Put in front of the table names (`flow_checkpoints`, `flow_threads`), so one database can hold several
+   * stores and your own tables. 1–32 characters of `[a-z0-9_]`.
+   * @default 'flow_'
+   */
+  tablePrefix?: string;
+}
+
+/** Above every valid step: the "no bound" of `list` and `prune`. */
+const NO_STEP_BOUND = MAX_STEP + 1;
+/** MySQL's "Duplicate entry" error: the primary key refused an `ifRevision: 0` insert. */
+const ER_DUP_ENTRY = 1062;
+
+/**
+ * A `@flow` checkpointer on MySQL or MariaDB (the `mysql2` driver): one transaction per put, conditional
+ * writes decided by the database (the primary key, `UPDATE … WHERE revision = ?`), and a thread-summary table
+ * kept in the same transaction, which `listThreads` reads without touching state.
+ *
+ * @example
+ * import { MysqlCheckpointer } from 'flow-checkpoint-mysql';
+ *
+ * const checkpointer = new MysqlCheckpointer('mysql://root@127.0.0.1:3306/test');
+ * await checkpointer.put(new Checkpoint({ thread: 'order-42', step: 0, state: { n: 0 }, next: ['work'] }));
+ * await checkpointer.close(); // ends the pool it created from the URL
+ */
+export class MysqlCheckpointer extends BaseCheckpointer {
+  protected readonly backend = 'mysql';
+  /** The table prefix this instance uses. */
+  readonly tablePrefix: string;
+  readonly #pool: MysqlPool;
+  readonly #ownsPool: boolean;
+  readonly #tables: Tables;
+  readonly #sql: Statements;
+
+  /**
+   * @param urlOrPool A `mysql://user:password@host:3306/database` URL (the checkpointer creates a pool and
+   *   `close()` ends it), or a `mysql2/promise` pool, which stays yours: `close()` leaves it open.
+   */
+  constructor(urlOrPool: string | MysqlPool, options: MysqlCheckpointerOptions = {}) {
+    super(options);
+    const prefix = options.tablePrefix === undefined ? 'flow_' : options.tablePrefix;
+    assertTablePrefix(prefix);
+    this.tablePrefix = prefix;
+    if (typeof urlOrPool === 'string') {
+      this.#pool = createPool(urlOrPool);
+      this.#ownsPool = true;
+    } else if (isPool(urlOrPool)) {
+      this.#pool = urlOrPool;
+      this.#ownsPool = false;
+    } else {
+      throw new InvalidArgumentError(
+        '[flow:mysql] needs a connection URL or a mysql2/promise pool (execute, query, getConnection, end)',
+      );
+    }
+    this.#tables = tablesFor(prefix);
+    this.#sql = buildStatements(this.#tables);
+  }
+
+  protected override locate(thread: string, step: number): string {
+    return `${this.#tables.checkpoints} thread ${JSON.stringify(thread)} step ${step}`;
+  }
+
+  protected initialize(): Promise<void> {
+    return createTables(this.#pool, this.#tables);
+  }
+
+  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    assertStorable(record);
+    const { thread, step } = record;
+    const next = JSON.stringify(record.next);
+    const ts = Date.parse(record.ts);
+    const fields = [
+      ts,
+      next,
+      record.interrupted,
+      record.interruptNode,
+      record.interruptPayload,
+      record.state,
+    ];
+    const done = record.next.length === 0 && !record.interrupted;
+    return inTransaction(this.#pool, async (db) => {
+      let revision: number;
+      if (ifRevision === 0) {
+        await db.execute(this.#sql.insert, [thread, step, ...fields]).catch(async (error: unknown) => {
+          if ((error as { errno?: unknown }).errno !== ER_DUP_ENTRY) throw error;
+          throw await this.#conflict(db, record, 0);
+        });
+        revision = 1;
+      } else if (ifRevision !== undefined) {
+        const [result] = await db.execute(this.#sql.updateIfRevision, [...fields, thread, step, ifRevision]);
+        if ((result as MysqlWriteResult).affectedRows === 0)
+          throw await this.#conflict(db, record, ifRevision);
+        revision = ifRevision + 1;
+      } else {
+        await db.execute(this.#sql.upsert, [thread, step, ...fields]);
+        revision = (await this.#revisionOf(db, thread, step)) ?? 1;
+      }
+      await db.execute(this.#sql.upsertSummary, [thread, step, record.interrupted, done, ts]);
+      return revision;
+    });
+  }
+
+  protected async readRecord(
+    thread: string,
+    step: number | undefined,
+  ): Promise<CheckpointRecord | undefined> {
+    const [rows] =
+      step === undefined
+        ? await this.#pool.execute(this.#sql.getLatest, [thread])
+        : await this.#pool.execute(this.#sql.getStep, [thread, step]);
+    const row = (rows as CheckpointRow[])[0];
+    return row && toRecord(thread, row, this.locate(thread, row.step));
+  }
+
+  protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
+    const values: unknown[] = [thread, opts.beforeStep ?? NO_STEP_BOUND];
+    if (opts.limit !== undefined) values.push(opts.limit);
+    const [rows] = await this.#pool.execute(this.#sql.list(opts.limit !== undefined), values);
+    return (rows as CheckpointRow[]).map((row) => toRecord(thread, row, this.locate(thread, row.step)));
+  }
+
+  protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
+    const values: unknown[] = [];
+    if (opts.after !== undefined) values.push(opts.after);
+    if (opts.limit !== undefined) values.push(opts.limit);
+    const sql = this.#sql.listThreads(opts.after !== undefined, opts.status, opts.limit !== undefined);
+    const [rows] = await this.#pool.execute(sql, values);
+    return (rows as ThreadRow[]).map(toThreadInfo);
+  }
+
+  protected removeThread(thread: string): Promise<number> {
+    return inTransaction(this.#pool, async (db) => {
+      const [result] = await db.execute(this.#sql.deleteCheckpoints, [thread]);
+      await db.execute(this.#sql.deleteSummary, [thread]);
+      return (result as MysqlWriteResult).affectedRows;
+    });
+  }
+
+  protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+    const values: unknown[] = [thread, bounds.beforeStep ?? NO_STEP_BOUND];
+    if (bounds.olderThan !== undefined) values.push(Date.parse(bounds.olderThan));
+    values.push(thread);
+    const [result] = await this.#pool.execute(this.#sql.prune(bounds.olderThan !== undefined), values);
+    return (result as MysqlWriteResult).affectedRows;
+  }
+
+  protected async release(): Promise<void> {
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  async #revisionOf(db: MysqlQueryable, thread: string, step: number): Promise<number | undefined> {
+    const [rows] = await db.execute(this.#sql.revisionOf, [thread, step]);
+    const row = (rows as { revision: number | string }[])[0];
+    return row && Number(row.revision);
+  }
+
+  async #conflict(
+    db: MysqlQueryable,
+    record: CheckpointRecord,
+    expected: number,
+  ): Promise<CheckpointConflict> {
+    const actual = (await this.#revisionOf(db, record.thread, record.step)) ?? 0;
+    return new CheckpointConflict({
+      thread: record.thread,
+      step: record.step,
+      expected,
+      actual,
+      backend: this.backend,
+    });
+  }
+}
+
+/**
+ * The driver sends strings as UTF-8, where a lone UTF-16 surrogate has no form and would silently become
+ * U+FFFD. The default serializer escapes them, so only a custom serializer (or a node name) can produce one:
+ * refuse it before anything is written, like any other value that cannot be stored.
+ */
+function assertStorable(record: CheckpointRecord): void {
+  const texts = {
+    state: record.state,
+    interruptPayload: record.interruptPayload,
+    interruptNode: record.interruptNode,
+  };
+  for (const [field, text] of Object.entries(texts)) {
+    if (text !== null && !text.isWellFormed()) {
+      throw new SerializationError(
+        `[flow:mysql] ${field} of thread ${JSON.stringify(record.thread)} step ${record.step} holds a lone ` +
+          'UTF-16 surrogate, which has no UTF-8 form',
+      );
+    }
+  }
+}

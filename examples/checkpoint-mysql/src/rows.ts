@@ -1,0 +1,59 @@
+import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo } from '@flow/core';
+
+/** A checkpoint row as the statements select it (mysql2 returns BIGINT as number, BOOLEAN as 0/1). */
+export interface CheckpointRow {
+  step: number;
+  revision: number | string;
+  ts_ms: number | string;
+  next: string;
+  interrupted: number;
+  interrupt_node: string | null;
+  interrupt_payload: string;
+  state: string;
+}
+
+/** A thread summary row. */
+export interface ThreadRow {
+  thread: string;
+  latest_step: number;
+  interrupted: number;
+  done: number;
+  ts_ms: number | string;
+}
+
+function parseNext(text: string, location: string): string[] {
+  try {
+    const next: unknown = JSON.parse(text);
+    if (Array.isArray(next) && next.every((n) => typeof n === 'string')) return next;
+  } catch {
+    // reported below, like any other unreadable value
+  }
+  throw new CorruptCheckpointError(location, `next is not a JSON array of strings: ${text.slice(0, 80)}`, {
+    backend: 'mysql',
+  });
+}
+
+/** A row as the record `BaseCheckpointer` decodes (state and payload stay serialized text). */
+export function toRecord(thread: string, row: CheckpointRow, location: string): CheckpointRecord {
+  return {
+    thread,
+    step: Number(row.step),
+    revision: Number(row.revision),
+    ts: new Date(Number(row.ts_ms)).toISOString(),
+    next: parseNext(row.next, location),
+    interrupted: Boolean(row.interrupted),
+    interruptNode: row.interrupt_node,
+    interruptPayload: row.interrupt_payload,
+    state: row.state,
+  };
+}
+
+export function toThreadInfo(row: ThreadRow): ThreadInfo {
+  return {
+    thread: row.thread,
+    latestStep: Number(row.latest_step),
+    interrupted: Boolean(row.interrupted),
+    done: Boolean(row.done),
+    ts: new Date(Number(row.ts_ms)).toISOString(),
+  };
+}
