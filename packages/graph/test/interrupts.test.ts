@@ -187,6 +187,72 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
     expect(await app.resume('loop')).toMatchObject({ status: 'done', state: { n: 2 } });
   });
 
+  it('after an approved interruptBefore stop, recovering a failed run does not stop again', async () => {
+    let fail = true;
+    let runs = 0;
+    const app = new StateGraph<S>({ reducers: { log: concat } })
+      .addNode('draft', () => ({ log: ['draft'] }))
+      .addNode('publish', () => {
+        runs += 1;
+        if (fail) throw new Error('publisher down');
+        return { log: ['published'] };
+      })
+      .addEdge(START, 'draft')
+      .addEdge('draft', 'publish')
+      .compile({ checkpointer, interruptBefore: ['publish'] });
+    expect(await app.invoke({ log: [] }, { thread: 'approved' })).toMatchObject({
+      status: 'interrupted',
+      step: 2,
+    });
+    await expect(app.resume('approved')).rejects.toMatchObject({
+      code: 'NODE_FAILED',
+      node: 'publish',
+      step: 3,
+    });
+    fail = false;
+    // The latest checkpoint is the claim that passed the stop: the recovery runs publish right away.
+    expect(await app.resume('approved')).toMatchObject({
+      status: 'done',
+      state: { log: ['draft', 'published'] },
+    });
+    expect(runs).toBe(2);
+  });
+
+  it('a run stopped by maxSteps right before an interruptBefore node stops there on resume', async () => {
+    let runs = 0;
+    const app = new StateGraph<S>({ reducers: { log: concat } })
+      .addNode('draft', () => ({ log: ['draft'] }))
+      .addNode('publish', () => {
+        runs += 1;
+        return { log: ['published'] };
+      })
+      .addEdge(START, 'draft')
+      .addEdge('draft', 'publish')
+      .compile({ checkpointer, interruptBefore: ['publish'], maxSteps: 1 });
+    await expect(app.invoke({ log: [] }, { thread: 'limited' })).resolves.toMatchObject({
+      status: 'interrupted',
+    });
+    const limited = new StateGraph<S>({ reducers: { log: concat } })
+      .addNode('a', () => ({ log: ['a'] }))
+      .addNode('b', () => ({ log: ['b'] }))
+      .addNode('publish', () => {
+        runs += 1;
+        return { log: ['published'] };
+      })
+      .addEdge(START, 'a')
+      .addEdge('a', 'b')
+      .addEdge('b', 'publish')
+      .compile({ checkpointer, interruptBefore: ['publish'], maxSteps: 1 });
+    await expect(limited.invoke({ log: [] }, { thread: 'limited-2' })).rejects.toMatchObject({
+      code: 'STEP_LIMIT',
+    });
+    expect(await limited.resume('limited-2')).toMatchObject({
+      status: 'interrupted',
+      interrupt: { node: 'publish', payload: null },
+    });
+    expect(runs).toBe(0);
+  });
+
   it('answers exactly once: of concurrent resumers with answers, one runs and the others get AlreadyResumed', async () => {
     const { app, calls } = approval();
     await app.invoke({ log: [] }, { thread: 'race' });

@@ -147,6 +147,28 @@ describe.each(backends)('super-steps on $name', ({ create }) => {
     expect(run.state.log).toEqual(['x', 'y']);
   });
 
+  it('awaits async routers, and reports their failures as a NodeError of the node they route from', async () => {
+    const app = new StateGraph<{ n: number }>()
+      .addNode('a', (s) => ({ n: s.n + 1 }))
+      .addNode('b', (s) => ({ n: s.n * 10 }))
+      .addEdge(START, 'a')
+      .addConditionalEdges('a', async (s) => {
+        await new Promise((r) => setTimeout(r, 1));
+        if (s.n > 5) throw new Error('router down');
+        return s.n < 3 ? 'a' : 'b';
+      })
+      .compile({ checkpointer });
+    expect(await app.invoke({ n: 0 }, { thread: 'async-router' })).toMatchObject({
+      state: { n: 30 },
+      step: 4,
+    });
+    await expect(app.invoke({ n: 9 }, { thread: 'async-router-2' })).rejects.toMatchObject({
+      code: 'NODE_FAILED',
+      node: 'a',
+      step: 0,
+    });
+  });
+
   it('rejects two nodes writing one key without a reducer, naming both, and commits nothing', async () => {
     const app = new StateGraph<{ n: number; log: string[] }>({ reducers: { log: concat } })
       .addNode('a', () => ({ n: 1, log: ['a'] }))
