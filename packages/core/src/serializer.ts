@@ -25,9 +25,19 @@ function toBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
+/**
+ * Strings JSON text cannot carry to every store: U+0000 (Postgres JSONB refuses it) and lone surrogates
+ * (half of an emoji, e.g. from `slice`; JSONB refuses those too). Both are tagged; all others pass as they are.
+ */
+function encodeString(value: string): unknown {
+  if (!value.isWellFormed()) return { [TAG]: 'utf16', v: Buffer.from(value, 'utf16le').toString('base64') };
+  if (value.includes('\u0000')) return { [TAG]: 'str', v: value.split('\u0000') };
+  return value;
+}
+
 function needsObjectTag(obj: object): boolean {
   if (Object.hasOwn(obj, TAG)) return true;
-  for (const key in obj) if (key.includes('\u0000')) return true;
+  for (const key in obj) if (key.includes('\u0000') || !key.isWellFormed()) return true;
   return false;
 }
 
@@ -39,7 +49,7 @@ function needsObjectTag(obj: object): boolean {
 function encode(value: unknown, path: string, ancestors: Set<object>): unknown {
   switch (typeof value) {
     case 'string':
-      return value.includes('\u0000') ? { [TAG]: 'str', v: value.split('\u0000') } : value;
+      return encodeString(value);
     case 'number':
       if (Number.isFinite(value)) return Object.is(value, -0) ? { [TAG]: 'num', v: '-0' } : value;
       return { [TAG]: 'num', v: String(value) };
@@ -157,6 +167,8 @@ function decode(value: unknown): unknown {
   switch (tag) {
     case 'str':
       return (v as string[]).join('\u0000');
+    case 'utf16':
+      return Buffer.from(v as string, 'base64').toString('utf16le');
     case 'num':
       return Number(v);
     case 'undef':
@@ -196,10 +208,10 @@ export function fromJsonValue(json: unknown): unknown {
 
 /**
  * The default serializer: JSON text with tags for what JSON cannot hold. Round-trips exactly:
- * JSON values (strings containing U+0000 and objects that look like tags included), `undefined`, `-0`,
+ * JSON values (strings containing U+0000 or lone surrogates and objects that look like tags included), `undefined`, `-0`,
  * `NaN`/`±Infinity`, `BigInt`, `Date`, `Map`, `Set`, `Uint8Array` (a `Buffer` comes back as a `Uint8Array`),
  * nested in any combination. Class instances are stored by their own enumerable fields (the prototype is lost).
- * The output never contains U+0000, so Postgres JSONB can hold it. Object key order is not preserved.
+ * The output is well-formed JSON with no U+0000 and no lone-surrogate escapes, so Postgres JSONB can hold it. Object key order is not preserved.
  */
 export const jsonSerializer: Serializer = {
   serialize(value: unknown): string {

@@ -94,3 +94,14 @@ describe('jsonSerializer', () => {
     expect(() => jsonSerializer.serialize(a)).toThrow(/cycle/);
   });
 });
+
+describe('jsonSerializer and lone surrogates', () => {
+  it('round-trips strings and keys holding half of a surrogate pair, emitting only well-formed JSON', () => {
+    const half = '\u{1F600}'.slice(0, 1);
+    const value = { text: `cut ${half}`, [`k${half}`]: [half, '\udc00x'], ok: '\u{1F600}' };
+    const text = jsonSerializer.serialize(value);
+    expect(text.isWellFormed()).toBe(true);
+    expect(text).not.toMatch(/\\ud[89a-f]/i);
+    expect(roundTrip(value)).toEqual(value);
+  });
+});
