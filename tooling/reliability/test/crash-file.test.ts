@@ -1,0 +1,4 @@
+import { describeCrashes } from './support/crash-suite.js';
+
+// A child process on the file backend, killed with SIGKILL at random moments (see support/crash-suite.ts).
+describeCrashes('file');
