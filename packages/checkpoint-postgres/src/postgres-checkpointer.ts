@@ -180,7 +180,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
 
 /**
  * Postgres refused the serialized text as JSONB (SQLSTATE 22P02/22P05): a custom serializer that does not emit
- * JSON, or a string with a lone UTF-16 surrogate, which JSON can escape but JSONB cannot hold. Nothing was
+ * JSON, or one that emits a raw lone-surrogate escape (the default serializer tags those). Nothing was
  * written, as with any value that cannot be serialized, so it is a `SerializationError`.
  */
 function jsonbRejected(error: unknown, record: CheckpointRecord): SerializationError | undefined {
