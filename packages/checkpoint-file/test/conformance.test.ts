@@ -3,20 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import { FileCheckpointer } from '../src/index.js';
-import { ensureBuilt } from './build-dist.js';
 
-// The kit's process races open the store from the built package in child processes.
-ensureBuilt();
-
-// Each create() gets its own temp root; reopen() is a second instance on the same root.
+// Each create() gets its own temp root; reopen() is a second instance on the same root. The kit's races
+// between processes (openInChild) run in process-races.test.ts, as for the other backends.
 describeCheckpointer('file', {
   create: async () => new FileCheckpointer(join(await mkdtemp(join(tmpdir(), 'flow-file-kit-')), 'store')),
   reopen: async (cp) => new FileCheckpointer(cp.dir),
-  openInChild: (cp) => ({
-    module: new URL('../dist/index.js', import.meta.url),
-    export: 'FileCheckpointer',
-    args: [cp.dir],
-  }),
   cleanup: async (cp) => rm(join(cp.dir, '..'), { recursive: true, force: true }),
   timeout: 20_000,
 });
