@@ -11,7 +11,9 @@ import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { END, START, StateGraph } from '../dist/index.js';
 
 const STEPS = 200;
-const ROUNDS = Number(process.env.ROUNDS ?? 15);
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
+// Processes with and without AsyncLocalStorage alternate, so a busy machine's drift hits both alike.
+const PAIRS = Number(process.env.PAIRS ?? 5);
 
 function loop(checkpointer, asyncContext) {
   return new StateGraph()
@@ -28,26 +30,17 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/**
- * Median µs per super-step over ROUNDS runs (after 3 warm-up runs), each on a new thread: wall time, and CPU
- * time of this process (steadier on a busy machine, but blind to fsync waits).
- */
-async function perStep(app) {
-  const wall = [];
-  const cpu = [];
-  for (let i = 0; i < ROUNDS + 3; i++) {
+/** Median µs per super-step over ROUNDS runs (after `warmup` runs for the JIT), each on a new thread. */
+async function perStep(app, warmup) {
+  const times = [];
+  for (let i = 0; i < ROUNDS + warmup; i++) {
     const t0 = process.hrtime.bigint();
-    const c0 = process.cpuUsage();
     const run = await app.invoke({ n: 0 }, { thread: `bench-${process.pid}-${i}` });
-    const c1 = process.cpuUsage(c0);
     const us = Number(process.hrtime.bigint() - t0) / 1000;
     if (run.step !== STEPS) throw new Error(`expected ${STEPS} steps, ran ${run.step}`);
-    if (i >= 3) {
-      wall.push(us / STEPS);
-      cpu.push((c1.user + c1.system) / STEPS);
-    }
+    if (i >= warmup) times.push(us / STEPS);
   }
-  return { wall: median(wall), cpu: median(cpu) };
+  return median(times);
 }
 
 /** Median µs of one awaited MemoryCheckpointer#get: the "in-memory read" of the issue. */
@@ -60,7 +53,7 @@ async function memoryRead(asyncContext) {
     for (let i = 0; i < 1000; i++) await memory.get('read');
     times.push(Number(process.hrtime.bigint() - t0) / 1000 / 1000);
   }
-  return { wall: median(times), cpu: null };
+  return median(times);
 }
 
 async function measure(mode) {
@@ -70,10 +63,10 @@ async function measure(mode) {
     const full = new SqliteCheckpointer(join(dir, 'full.db'));
     const normal = new SqliteCheckpointer(join(dir, 'normal.db'), { synchronous: 'normal' });
     const out = {
-      none: await perStep(loop(undefined, asyncContext)),
-      memory: await perStep(loop(new MemoryCheckpointer(), asyncContext)),
-      sqliteFull: await perStep(loop(full, asyncContext)),
-      sqliteNormal: await perStep(loop(normal, asyncContext)),
+      none: await perStep(loop(undefined, asyncContext), 50),
+      memory: await perStep(loop(new MemoryCheckpointer(), asyncContext), 20),
+      sqliteFull: await perStep(loop(full, asyncContext), 2),
+      sqliteNormal: await perStep(loop(normal, asyncContext), 5),
       memoryRead: await memoryRead(asyncContext),
     };
     await full.close();
@@ -95,23 +88,28 @@ if (childMode !== undefined) {
     if (r.status !== 0) throw new Error(r.stderr);
     return JSON.parse(r.stdout);
   };
-  const plain = run('plain');
-  const als = run('als');
+  const plain = [];
+  const als = [];
+  for (let i = 0; i < PAIRS; i++) {
+    plain.push(run('plain'));
+    als.push(run('als'));
+  }
   const rows = [
     ['no checkpointer', 'none'],
     ['MemoryCheckpointer', 'memory'],
-    ['SqliteCheckpointer (synchronous: full)', 'sqliteFull'],
+    ['SqliteCheckpointer (synchronous: full, the default)', 'sqliteFull'],
     ['SqliteCheckpointer (synchronous: normal)', 'sqliteNormal'],
-    ['one MemoryCheckpointer#get (µs per read)', 'memoryRead'],
+    ['one awaited MemoryCheckpointer#get, µs per read', 'memoryRead'],
   ];
-  const f = (v) => (v === null ? '–' : v.toFixed(1));
+  const at = (results, key) => median(results.map((r) => r[key]));
   console.log(
-    `node ${process.version}, ${STEPS}-step loop of 2 nodes, median of ${ROUNDS} runs, µs per super-step`,
+    `node ${process.version}, ${STEPS}-step loop of 2 nodes; µs per super-step, median of ${PAIRS} processes ` +
+      `× ${ROUNDS} runs`,
   );
-  console.log('| case | wall, no ALS | wall, ALS on | CPU, no ALS | CPU, ALS on |');
-  console.log('| --- | ---: | ---: | ---: | ---: |');
+  console.log('| case | AsyncLocalStorage never created | AsyncLocalStorage on | ratio |');
+  console.log('| --- | ---: | ---: | ---: |');
   for (const [label, key] of rows) {
-    const [p, a] = [plain[key], als[key]];
-    console.log(`| ${label} | ${f(p.wall)} | ${f(a.wall)} | ${f(p.cpu)} | ${f(a.cpu)} |`);
+    const [p, a] = [at(plain, key), at(als, key)];
+    console.log(`| ${label} | ${p.toFixed(1)} | ${a.toFixed(1)} | ${(a / p).toFixed(2)}× |`);
   }
 }
