@@ -48,12 +48,27 @@ export function parseStoreUrl(url: string): { url: string; prefix: string | unde
   return { url: parsed.toString(), prefix };
 }
 
+/** The latest connection error of each client we created, cleared when it is ready again. */
+const connectionErrors = new WeakMap<object, Error>();
+
 /** A client for `url` with `defaultClientOptions`. It connects on first use. */
 export function createClient(url: string): Redis {
   const client = new Redis(url, { ...defaultClientOptions });
   // Failures reach callers through rejected commands; without a listener ioredis would also log each one.
-  client.on('error', () => {});
+  client.on('error', (error: Error) => connectionErrors.set(client, error));
+  client.on('ready', () => connectionErrors.delete(client));
   return client;
+}
+
+/**
+ * With `maxRetriesPerRequest: 0` a command sent while the server is unreachable fails with ioredis'
+ * "Reached the max retries per request limit", which hides why. Name the connection error instead.
+ */
+export function explainFailure(client: object, error: unknown): unknown {
+  const cause = connectionErrors.get(client);
+  if (cause === undefined || !(error instanceof Error) || !/max retries per request/i.test(error.message))
+    return error;
+  return new Error(`cannot reach Redis: ${cause.message}`, { cause });
 }
 
 /** Checks that `value` looks like a single-node ioredis client. */

@@ -12,7 +12,14 @@ import {
   type ThreadInfo,
 } from '@flow/core';
 import type { Redis } from 'ioredis';
-import { assertClient, createClient, parseStoreUrl, type RedisArg, type RedisClient } from './client.js';
+import {
+  assertClient,
+  createClient,
+  explainFailure,
+  parseStoreUrl,
+  type RedisArg,
+  type RedisClient,
+} from './client.js';
 import { decodeRow, decodeThread, encodeMeta, groups, statusOf, UnreadableEntry } from './codec.js';
 import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
 import { runScript } from './run-script.js';
@@ -84,7 +91,10 @@ export class RedisCheckpointer extends BaseCheckpointer {
   }
 
   protected async initialize(): Promise<void> {
-    await Promise.all(SCRIPTS.map((script) => this.client.script('LOAD', script.body)));
+    const client = this.client;
+    await Promise.all(SCRIPTS.map((script) => client.script('LOAD', script.body))).catch((error: unknown) => {
+      throw explainFailure(client, error);
+    });
     const found = await this.call(INIT, [this.#keys.format], [FORMAT_VERSION]);
     if (String(found) !== FORMAT_VERSION) {
       throw new StorageError(

@@ -1,4 +1,4 @@
-import type { RedisArg, RedisClient } from './client.js';
+import { explainFailure, type RedisArg, type RedisClient } from './client.js';
 import type { LuaScript } from './scripts.js';
 
 function isNoScript(error: unknown): boolean {
@@ -18,7 +18,9 @@ export async function runScript(
   try {
     return await client.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {
-    if (!isNoScript(error)) throw error;
-    return client.eval(script.body, keys.length, ...keys, ...args);
+    if (!isNoScript(error)) throw explainFailure(client, error);
+    return client.eval(script.body, keys.length, ...keys, ...args).catch((e: unknown) => {
+      throw explainFailure(client, e);
+    });
   }
 }

@@ -52,6 +52,8 @@ describe('connection failures', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(isFlowError(error, 'STORAGE')).toBe(true);
     expect((error as StorageError).cause).toBeInstanceOf(Error);
+    // The message names the connection failure, not ioredis' retry counter.
+    expect((error as StorageError).message).toMatch(/cannot reach Redis: .*ECONNREFUSED/);
     await cp.close();
   });
 
