@@ -5,8 +5,9 @@ import { type ConformanceSuite, describerFor } from '../define-suite.js';
 import { expectFlowError } from '../expect-error.js';
 
 /**
- * Valid ids that break naive storage: path tricks, ids that collide once escaped, case-folded or
- * Unicode-normalised, quotes and backslashes for SQL and key patterns, and the longest allowed id.
+ * Valid ids that break naive storage: path tricks, ids that collide once escaped, case-folded,
+ * Unicode-normalised or compared without trailing spaces (SQL PAD SPACE collations), quotes and backslashes
+ * for SQL and key patterns, and the longest allowed id.
  */
 export const HOSTILE_IDS: readonly string[] = [
   '../../x',
@@ -30,6 +31,7 @@ export const HOSTILE_IDS: readonly string[] = [
   'with space',
   ' lead',
   'trail ',
+  'a ',
   'a.',
   '.',
   '..',
@@ -91,7 +93,7 @@ export const threadIdsSuite: ConformanceSuite = {
       expect(listed).toEqual(codePointOrder(HOSTILE_IDS));
     });
 
-    it("ids that look alike stay apart: 'a/b' vs 'a%2Fb', 'A' vs 'a', 'é' vs 'e\\u0301'", async () => {
+    it("ids that look alike stay apart: 'a/b' vs 'a%2Fb', 'A' vs 'a', 'é' vs 'e\\u0301', 'a ' vs 'a'", async () => {
       const cp = await kit.create();
       const pairs: Array<[string, string]> = [
         ['a/b', 'a%2Fb'],
@@ -99,6 +101,8 @@ export const threadIdsSuite: ConformanceSuite = {
         ['é', 'e\u0301'],
         ['..', '.'],
         ['a.', 'a'],
+        // SQL PAD SPACE collations (MySQL's utf8mb4_bin, SQL Server) compare these as equal.
+        ['a ', 'a'],
       ];
       for (const [x, y] of pairs) {
         await cp.put(checkpoint(x, 0, { state: x }));
