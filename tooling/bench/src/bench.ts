@@ -68,8 +68,9 @@ export async function runBench(
         rec,
       );
     if (runs('w5')) await engine(ctx, suites, rec);
-    if (runs('w6')) await growth(ctx, suites, rec);
     if (runs('conc')) await concurrency(ctx, suites, rec);
+    // Last: it runs LangGraph's engine in this thread, which turns AsyncLocalStorage on for good.
+    if (runs('w6')) await growth(ctx, suites, rec);
 
     const targets = evaluateTargets(rec.sections);
     const notes = suites.flatMap((s) => s.notes);

@@ -51,8 +51,8 @@ describe('runBench', () => {
       'w4-small',
       'w4-large',
       'w5',
-      'w6',
       'conc',
+      'w6',
     ]);
     const w1 = result.sections.find((s) => s.id === 'w1')!;
     expect(w1.rows.map((r) => `${r.backend}/${r.side}`)).toContain('redis/flow');

@@ -5,69 +5,115 @@ import { fillRatios, section } from '../report/section.js';
 import { median, rotate } from '../stats.js';
 import { type Counters, since, snapshot } from '../stores/counters.js';
 import type { BackendSuite, OpenedStore, Side } from '../stores/types.js';
+import { promiseHooksEnabled } from './async-hooks-probe.js';
 import { flowLoop, langgraphLoop, type RunThread } from './engine-graphs.js';
 
 /** One engine on one store, ready to run threads. */
 interface EngineCase {
+  backend: string;
   side: Side;
   label: string;
   run: RunThread;
   counters: Counters | undefined;
 }
 
-const DURABILITIES = ['async', 'sync'] as const;
+const name = (store: object) => store.constructor.name;
 
-/** Builds the cases of one backend: @flow, then LangGraph with its default durability and with `sync`. */
-async function casesOf(
-  suite: BackendSuite | undefined,
-  steps: number,
-  open: OpenedStore<unknown>[],
-): Promise<EngineCase[]> {
-  if (suite === undefined) {
-    return [
-      {
-        side: 'flow',
-        label: 'StateGraph, no checkpointer',
-        run: flowLoop(steps, undefined),
-        counters: undefined,
-      },
-      ...DURABILITIES.slice(0, 1).map((d) => ({
-        side: 'langgraph' as const,
-        label: 'StateGraph, no checkpointer',
-        run: langgraphLoop(steps, undefined, d),
-        counters: undefined,
-      })),
-    ];
-  }
-  const flow = (await suite.flowStore()) as OpenedStore<never>;
-  open.push(flow);
-  const name = (s: object) => s.constructor.name;
+/** @flow's cases: no checkpointer, then each backend's checkpointer (and its variants). */
+async function flowCases(suites: readonly BackendSuite[], steps: number, open: OpenedStore<unknown>[]) {
   const cases: EngineCase[] = [
     {
+      backend: 'none',
       side: 'flow',
-      label: `StateGraph + ${name(flow.store)}`,
-      run: flowLoop(steps, flow.store),
-      counters: flow.counters,
+      label: 'StateGraph, no checkpointer',
+      run: flowLoop(steps, undefined),
+      counters: undefined,
     },
   ];
-  for (const durability of suite.langgraphStore ? DURABILITIES : []) {
-    // A store of its own per durability, so each one's statements are counted apart.
-    const lg = (await suite.langgraphStore!()) as OpenedStore<never>;
-    open.push(lg);
-    cases.push({
-      side: 'langgraph',
-      label: `StateGraph + ${name(lg.store)} (durability ${durability}${durability === 'async' ? ', default' : ''})`,
-      run: langgraphLoop(steps, lg.store, durability),
-      counters: lg.counters,
-    });
+  for (const suite of suites) {
+    const stores = [{ setting: '', open: suite.flowStore }, ...(suite.flowVariants ?? [])];
+    for (const { setting, open: openStore } of stores) {
+      const opened = (await openStore()) as OpenedStore<never>;
+      open.push(opened);
+      cases.push({
+        backend: suite.id,
+        side: 'flow',
+        label: `StateGraph + ${name(opened.store)}${setting ? ` (${setting})` : ''}`,
+        run: flowLoop(steps, opened.store),
+        counters: opened.counters,
+      });
+    }
   }
   return cases;
 }
 
+/** LangGraph's cases: no checkpointer, then each saver with its default durability and with `sync`. */
+async function langgraphCases(suites: readonly BackendSuite[], steps: number, open: OpenedStore<unknown>[]) {
+  const cases: EngineCase[] = [
+    {
+      backend: 'none',
+      side: 'langgraph',
+      label: 'StateGraph, no checkpointer',
+      run: langgraphLoop(steps, undefined, 'async'),
+      counters: undefined,
+    },
+  ];
+  for (const suite of suites) {
+    if (suite.langgraphStore === undefined) continue;
+    for (const durability of ['async', 'sync'] as const) {
+      // A saver of its own per durability, so each one's statements are counted apart.
+      const opened = (await suite.langgraphStore()) as OpenedStore<never>;
+      open.push(opened);
+      cases.push({
+        backend: suite.id,
+        side: 'langgraph',
+        label: `StateGraph + ${name(opened.store)} (durability ${durability}${durability === 'async' ? ', default' : ''})`,
+        run: langgraphLoop(steps, opened.store, durability),
+        counters: opened.counters,
+      });
+    }
+  }
+  return cases;
+}
+
+interface Timed {
+  c: EngineCase;
+  us: number;
+  stmts: number | undefined;
+}
+
+/**
+ * Times every case: one untimed run each (JIT warm-up), then `runs` timed runs on fresh threads, the cases
+ * taking turns in rotating order. A case that throws fails the whole phase (it is one process's timing).
+ */
+async function timeCases(
+  cases: readonly EngineCase[],
+  steps: number,
+  runs: number,
+  tag: string,
+): Promise<Timed[]> {
+  for (const c of cases) await c.run(`w5-${tag}-warm`);
+  const times = cases.map(() => [] as number[]);
+  const before = cases.map((c) => c.counters && snapshot(c.counters));
+  const order = cases.map((_, i) => i);
+  for (let r = 0; r < runs; r++) {
+    for (const i of rotate(order, r)) {
+      const start = performance.now();
+      await cases[i]!.run(`w5-${tag}-${r}`);
+      times[i]!.push(((performance.now() - start) * 1000) / steps);
+    }
+  }
+  return cases.map((c, i) => {
+    const counted = c.counters && since(c.counters, before[i]!);
+    return { c, us: median(times[i]!), stmts: counted && counted.commands / (runs * steps) };
+  });
+}
+
 /**
  * W5: µs per super-step of a two-node loop of `w5-steps` trivial super-steps, on @flow and on LangGraph.js,
- * with no checkpointer and with each backend's. Each case runs once untimed (JIT warm-up), then `w5-runs`
- * timed runs on fresh threads, the cases taking turns in rotating order; the median run is reported.
+ * with no checkpointer and with each backend's. All @flow cases run first, taking turns, then all
+ * LangGraph ones: LangGraph turns on AsyncLocalStorage at its first run, and on Node 20 that taxes every
+ * promise in the process for good, so interleaving the engines would charge @flow for LangGraph's hooks.
  */
 export async function engine(
   ctx: BenchContext,
@@ -91,42 +137,35 @@ export async function engine(
     better: 'lower',
     notes: [
       'stmts/step: SQL statements on Postgres, commands on Redis, per super-step (the input checkpoint included).',
+      'All @flow cases run before any LangGraph case: LangGraph enables AsyncLocalStorage (promise hooks) at its ' +
+        'first run, which would slow every promise of the @flow runs after it.',
     ],
   });
-  const groups: (BackendSuite | undefined)[] = [undefined, ...suites];
-  for (const suite of groups) {
-    const backend = suite?.id ?? 'none';
-    await rec.guard('w5', backend, async () => {
+  const results: Timed[] = [];
+  for (const [engineName, build] of [
+    ['@flow', flowCases],
+    ['LangGraph', langgraphCases],
+  ] as const) {
+    await rec.guard('w5', engineName, async () => {
       const open: OpenedStore<unknown>[] = [];
       try {
-        const cases = await casesOf(suite, steps, open);
-        for (const c of cases) await c.run(`w5-warm-${c.side}`);
-        const times = cases.map(() => [] as number[]);
-        const before = cases.map((c) => c.counters && snapshot(c.counters));
-        const order = cases.map((_, i) => i);
-        for (let r = 0; r < runs; r++) {
-          for (const i of rotate(order, r)) {
-            const start = performance.now();
-            await cases[i]!.run(`w5-${r}`);
-            times[i]!.push(((performance.now() - start) * 1000) / steps);
-          }
-        }
-        for (const [i, c] of cases.entries()) {
-          const counted = c.counters && since(c.counters, before[i]!);
-          w5.rows.push({
-            backend,
-            side: c.side,
-            label: c.label,
-            values: { us: median(times[i]!), stmts: counted && counted.commands / (runs * steps) },
-          });
-        }
-        progress(
-          `W5 ${backend}: ${cases.map((c, i) => `${c.label} ${median(times[i]!).toFixed(0)} µs`).join(' · ')}`,
-        );
+        const cases = await build(suites, steps, open);
+        const timed = await timeCases(cases, steps, runs, engineName === '@flow' ? 'f' : 'l');
+        results.push(...timed);
+        progress(`W5 ${engineName}: ${timed.map((t) => `${t.c.backend} ${t.us.toFixed(0)} µs`).join(' · ')}`);
       } finally {
         for (const o of open) await o.close();
       }
+      if (engineName === '@flow' && (await promiseHooksEnabled())) {
+        // The SPEC: a graph whose nodes use only ctx.interrupt must not turn AsyncLocalStorage on.
+        throw new Error('promise hooks are on after the @flow runs: something turned AsyncLocalStorage on');
+      }
     });
+  }
+  const backends = ['none', ...suites.map((s) => s.id)];
+  results.sort((a, b) => backends.indexOf(a.c.backend) - backends.indexOf(b.c.backend));
+  for (const { c, us, stmts } of results) {
+    w5.rows.push({ backend: c.backend, side: c.side, label: c.label, values: { us, stmts } });
   }
   rec.add(fillRatios(w5));
 }
