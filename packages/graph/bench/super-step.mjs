@@ -56,6 +56,22 @@ async function memoryRead(asyncContext) {
   return median(times);
 }
 
+/** Median µs of an async call that awaits two others: plain promise-heavy code, not the engine. */
+async function promiseChain() {
+  const leaf = async (i) => {
+    await null;
+    return i;
+  };
+  const mid = async (i) => (await leaf(i)) + (await leaf(i));
+  const times = [];
+  for (let r = 0; r < ROUNDS + 3; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < 20000; i++) await mid(i);
+    if (r >= 3) times.push(Number(process.hrtime.bigint() - t0) / 1000 / 20000);
+  }
+  return median(times);
+}
+
 async function measure(mode) {
   const asyncContext = mode === 'als';
   const dir = mkdtempSync(join(tmpdir(), 'flow-bench-'));
@@ -68,6 +84,7 @@ async function measure(mode) {
       sqliteFull: await perStep(loop(full, asyncContext), 2),
       sqliteNormal: await perStep(loop(normal, asyncContext), 5),
       memoryRead: await memoryRead(asyncContext),
+      promises: await promiseChain(),
     };
     await full.close();
     await normal.close();
@@ -100,6 +117,7 @@ if (childMode !== undefined) {
     ['SqliteCheckpointer (synchronous: full, the default)', 'sqliteFull'],
     ['SqliteCheckpointer (synchronous: normal)', 'sqliteNormal'],
     ['one awaited MemoryCheckpointer#get, µs per read', 'memoryRead'],
+    ['plain code: an async call awaiting two others, µs per call', 'promises'],
   ];
   const at = (results, key) => median(results.map((r) => r[key]));
   console.log(

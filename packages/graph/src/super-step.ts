@@ -2,6 +2,7 @@ import { isFlowError } from '@flow/core';
 import { NodeError } from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
 import {
+  asyncContextEnabled,
   callInScope,
   enableAsyncContext,
   isAsyncContextNeeded,
@@ -62,6 +63,8 @@ function start<S extends State>(run: SuperStep<S>, name: string): unknown {
 export async function runSuperStep<S extends State>(run: SuperStep<S>): Promise<StepOutcome> {
   const { frontier } = run;
   for (;;) {
+    // Re-run at most once: with async context already on, the signal cannot come from our interrupt().
+    const canRetry = !asyncContextEnabled();
     const n = frontier.length;
     const updates: unknown[] = new Array(n);
     let errors: unknown[] | undefined;
@@ -87,7 +90,7 @@ export async function runSuperStep<S extends State>(run: SuperStep<S>): Promise<
     }
     if (errors === undefined) return { kind: 'updates', updates };
 
-    if (errors.some(isAsyncContextNeeded)) {
+    if (canRetry && errors.some(isAsyncContextNeeded)) {
       enableAsyncContext();
       continue;
     }
