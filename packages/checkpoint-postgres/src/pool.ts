@@ -1,11 +1,21 @@
-import { InvalidArgumentError } from '@flow/core';
+import { assertInteger, InvalidArgumentError } from '@flow/core';
 import pg from 'pg';
 import type { PgPool } from './driver.js';
 
+/** The default `queryTimeout` (ms) of a pool made from a URL. */
+export const DEFAULT_QUERY_TIMEOUT = 30_000;
+
 /** A pool for a connection URL, owned (and ended) by the checkpointer that made it. */
-export function createPool(url: string): PgPool {
+export function createPool(url: string, queryTimeout = DEFAULT_QUERY_TIMEOUT): PgPool {
   if (url.trim() === '') throw new InvalidArgumentError('[flow:postgres] the connection URL is empty');
-  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  assertInteger(queryTimeout, 'queryTimeout', 1, 2 ** 31 - 1);
+  // query_timeout: a query the server never answers (a stalled link) fails, and pg drops that connection.
+  // A stalled link also stalls the next connection's handshake: the connect timeout is no longer than it.
+  const pool = new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: Math.min(10_000, queryTimeout),
+    query_timeout: queryTimeout,
+  });
   // An idle connection the server drops emits 'error' on the pool; unheard, Node would crash the process.
   // The pool already discards that connection, and the next query opens a fresh one.
   pool.on('error', () => {});

@@ -28,6 +28,14 @@ export interface PostgresCheckpointerOptions extends BaseCheckpointerOptions {
    * @default 'flow'
    */
   schema?: string;
+  /**
+   * How long (ms) one query may wait for the server before the call rejects with `StorageError` (pg's
+   * `query_timeout`), so a stalled network or server never hangs a call. It applies to the pool the
+   * checkpointer creates from a URL; a pool you pass in keeps its own settings (give it `query_timeout`).
+   * A write that timed out may still have been applied: read the step back before writing it again.
+   * @default 30000
+   */
+  queryTimeout?: number;
 }
 
 /** Above every valid step: the "no bound" value of `list` and `prune`. */
@@ -64,9 +72,14 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     assertSchemaName(schema);
     this.schema = schema;
     if (typeof urlOrPool === 'string') {
-      this.#pool = createPool(urlOrPool);
+      this.#pool = createPool(urlOrPool, options.queryTimeout);
       this.#ownsPool = true;
     } else if (isPool(urlOrPool)) {
+      if (options.queryTimeout !== undefined) {
+        throw new InvalidArgumentError(
+          '[flow:postgres] queryTimeout applies to a pool made from a URL; set query_timeout on your own pool',
+        );
+      }
       this.#pool = urlOrPool;
       this.#ownsPool = false;
     } else {
