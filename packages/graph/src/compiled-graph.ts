@@ -32,7 +32,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
  * A runnable graph, made by `StateGraph#compile()`. Every super-step is committed to the checkpointer (when
  * there is one) before the next begins, so a run can be resumed after a crash, an error, or an interrupt.
  */
-export class CompiledGraph<S extends State> {
+export class CompiledGraph<S extends State = State> {
   readonly #engine: Engine<S>;
 
   /** @internal Use `StateGraph#compile()`. */

@@ -19,7 +19,7 @@ const q = JSON.stringify;
  *   .compile();
  * await app.invoke({ n: 0 }); // { status: 'done', state: { n: 1 }, step: 1, thread: '…' }
  */
-export class StateGraph<S extends State> {
+export class StateGraph<S extends State = State> {
   readonly #nodes = new Map<string, NodeFn<S>>();
   readonly #edges: (readonly [string, string])[] = [];
   readonly #branches: Branch<S>[] = [];
