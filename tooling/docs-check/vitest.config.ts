@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // Blocks that use Postgres or Redis get their URLs from @flow/test-db (FLOW_TEST_*_URL, a local server,
+    // or containers; never skipped).
+    globalSetup: ['@flow/test-db/setup-postgres', '@flow/test-db/setup-redis'],
+    include: ['test/**/*.test.ts'],
+  },
+});
