@@ -11,7 +11,7 @@ export {
   SerializationError,
   StorageError,
 } from './errors.js';
-export { type CheckpointRecord, decodeRecord, encodeRecord } from './record.js';
+export { type CheckpointRecord, decodeRecord, encodeRecord, redactDecodeError } from './record.js';
 export { createRedactor, type Redactor } from './redactor.js';
 export { fromJsonValue, jsonSerializer, type Serializer, toJsonValue } from './serializer.js';
 export { compareThreadIds } from './thread-order.js';

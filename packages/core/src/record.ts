@@ -56,8 +56,43 @@ export function encodeRecord(cp: Checkpoint, serializer: Serializer, backend?: s
 }
 
 /**
+ * A decoding failure with the stored text left out. Parsers quote the input they stop at (V8's JSON.parse
+ * prints the characters around the error, `BigInt()` the whole value), and a state may hold secrets that
+ * must not reach a message or a log line. What survives: which field, the error's kind, a position.
+ * The copy keeps the original's stack frames, not its message.
+ */
+export function redactDecodeError(error: unknown, field: string): Error {
+  const name = error instanceof Error ? error.name : 'Error';
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /\bposition (\d+)/.exec(message)?.[1];
+  const safe = `${field} cannot be decoded (${name}${position === undefined ? '' : ` at position ${position}`})`;
+  const copy = new Error(safe);
+  copy.name = name;
+  const frames =
+    error instanceof Error ? (error.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)) : [];
+  copy.stack = [`${name}: ${safe}`, ...frames].join('\n');
+  return copy;
+}
+
+function deserializeField(
+  serializer: Serializer,
+  text: string,
+  field: string,
+  location: string,
+  backend?: string,
+) {
+  try {
+    return serializer.deserialize(text);
+  } catch (error) {
+    const redacted = redactDecodeError(error, field);
+    throw new CorruptCheckpointError(location, redacted.message, { cause: redacted, backend });
+  }
+}
+
+/**
  * Rebuilds a `Checkpoint` from a stored record. Anything unreadable becomes a `CorruptCheckpointError`
- * naming `location` (a file path or key), so one bad entry never hides the others.
+ * naming `location` (a file path or key), so one bad entry never hides the others. Its message and cause
+ * never quote the stored state or payload (see `redactDecodeError`).
  */
 export function decodeRecord(
   record: CheckpointRecord,
@@ -65,15 +100,23 @@ export function decodeRecord(
   location: string,
   backend?: string,
 ): Checkpoint {
+  const state = deserializeField(serializer, record.state, 'state', location, backend);
+  const interruptPayload = deserializeField(
+    serializer,
+    record.interruptPayload,
+    'interruptPayload',
+    location,
+    backend,
+  );
   try {
     return new Checkpoint({
       thread: record.thread,
       step: record.step,
-      state: serializer.deserialize(record.state),
+      state,
       next: record.next,
       interrupted: record.interrupted,
       interruptNode: record.interruptNode,
-      interruptPayload: serializer.deserialize(record.interruptPayload),
+      interruptPayload,
       ts: record.ts,
       revision: record.revision,
     });

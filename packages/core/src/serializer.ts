@@ -195,10 +195,22 @@ function decode(value: unknown): unknown {
 
 /**
  * Encodes a value into a JSON-compatible tree (exact round trip through `fromJsonValue`).
- * Throws `SerializationError` naming the path of a function, symbol, cycle or unsupported object.
+ * Throws `SerializationError` naming the path of a function, symbol, cycle or unsupported object, and one
+ * saying so for a value nested deeper than the call stack allows (about 1,500 levels on Node's default stack).
  */
 export function toJsonValue(value: unknown, root = 'state'): Json {
-  return encode(value, root, new Set()) as Json;
+  try {
+    return encode(value, root, new Set()) as Json;
+  } catch (error) {
+    // Encoding recurses once per level: a value nested deeper than the stack allows overflows it.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      throw new SerializationError(
+        `cannot serialize ${root}: it is nested too deeply (Node's default stack allows about 1,500 levels)`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
 
 /** Decodes what `toJsonValue` produced. Mutates and reuses the given tree. */
