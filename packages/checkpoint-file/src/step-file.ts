@@ -1,5 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
-import { type CheckpointRecord, CorruptCheckpointError } from '@flow/core';
+import { type CheckpointRecord, CorruptCheckpointError, redactDecodeError } from '@flow/core';
 import { hasCode } from './private-fs.js';
 
 /**
@@ -132,7 +132,9 @@ function decodeField(buf: Buffer, start: number, bytes: number, text: boolean, p
     if (typeof value !== 'string') throw new Error('not a string');
     return value;
   } catch (error) {
-    throw corrupt(path, `unreadable text field: ${(error as Error).message}`, error);
+    // The parser's message quotes the stored text (the state); keep it out of messages and logs.
+    const redacted = redactDecodeError(error, 'a text field');
+    throw corrupt(path, redacted.message, redacted);
   }
 }
 
