@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { configure } from './connection.js';
 import type { SqliteDatabase } from './driver.js';
 import { type ConnectionSettings, connectionSettings, type SqliteCheckpointerOptions } from './options.js';
+import { createPrivateFile } from './private-file.js';
 import { type CheckpointRow, rowToRecord, rowToThreadInfo, type ThreadRow, writeParams } from './rows.js';
 import { migrate } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -75,6 +76,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
 
   protected async initialize(): Promise<void> {
     // The connection is opened here, not in the constructor, so a bad path rejects as a StorageError.
+    if (this.#db === undefined && this.#path !== undefined) createPrivateFile(this.#path);
     this.#db ??= new Database(this.#path) as unknown as SqliteDatabase;
     const db = this.#db;
     configure(db, this.#settings);
