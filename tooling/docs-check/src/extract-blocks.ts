@@ -8,7 +8,10 @@ export interface CodeBlock {
   /** 1-based line of the opening fence. */
   line: number;
   code: string;
-  /** `vitest` when the block is a test file (it imports vitest), else `node`: run as a script. */
+  /**
+   * `vitest` when the block is a test file (it imports vitest, or the conformance kit, which registers vitest
+   * tests), else `node`: run as a script.
+   */
   runner: 'node' | 'vitest';
 }
 
@@ -30,7 +33,7 @@ export function extractTsBlocks(markdown: string, file: string): CodeBlock[] {
     if (end === lines.length) throw new Error(`${file}:${i + 1}: code block is never closed`);
     if (open[2] === 'ts' || open[2] === 'typescript') {
       const code = lines.slice(i + 1, end).join('\n');
-      const runner = /from ['"]vitest['"]/.test(code) ? 'vitest' : 'node';
+      const runner = /from ['"](vitest|@flow\/checkpoint-conformance)['"]/.test(code) ? 'vitest' : 'node';
       blocks.push({ file, line: i + 1, code, runner });
     }
     i = end;

@@ -35,6 +35,8 @@ describe('docs/', () => {
     it(`runs to the end with exit code 0 (${file.block.runner})`, async () => {
       const run = await runBlock(file, stores.env, 50_000);
       expect(run.code, run.output).toBe(0);
+      // A test block must have run tests, all of them passing.
+      if (file.block.runner === 'vitest') expect(run.output).toMatch(/Tests\s+\d+ passed \(\d+\)/);
     }, 60_000);
   });
 });

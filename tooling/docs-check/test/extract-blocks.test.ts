@@ -17,6 +17,9 @@ const md = [
   '```console',
   '$ flow threads',
   '```',
+  '```ts',
+  "import { describeCheckpointer } from '@flow/checkpoint-conformance';",
+  '```',
 ].join('\n');
 
 describe('extractTsBlocks', () => {
@@ -25,6 +28,7 @@ describe('extractTsBlocks', () => {
     expect(blocks.map((b) => [b.line, b.runner])).toEqual([
       [2, 'node'],
       [8, 'vitest'],
+      [16, 'vitest'],
     ]);
     expect(blocks[0]?.code).toBe("console.log('a');");
   });
