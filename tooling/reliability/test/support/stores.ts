@@ -54,13 +54,17 @@ export function freshStore(backend: BackendName): Store {
   };
   switch (backend) {
     case 'memory': {
+      // In-process: one instance is the storage. Options (a serializer, say) make a separate one.
       const shared = new MemoryCheckpointer();
       return {
         backend,
         location: 'memory',
-        open: () => shared,
+        open: (options) => (options === undefined ? shared : track(new MemoryCheckpointer(options))),
         opener: undefined,
-        remove: () => shared.close(),
+        remove: async () => {
+          await closeAll();
+          await shared.close();
+        },
       };
     }
     case 'file': {

@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { type Store, serverUrls } from './stores.js';
+
+/**
+ * Damages the stored state of `thread` step 0 behind the checkpointer's back, the way a disk error, a bad
+ * restore or a hand edit would, keeping `secret` in what is stored. Postgres cannot hold invalid JSON, so
+ * there the state becomes a value the serializer cannot decode ("BigInt" tag around the secret).
+ */
+export async function corruptState(store: Store, thread: string, secret: string): Promise<void> {
+  switch (store.backend) {
+    case 'file': {
+      // Same length, so the file's own size checks pass and the JSON parser meets the damage right before
+      // the secret: V8's message then quotes the text around it.
+      const threads = join(store.location, 'threads');
+      for (const dir of readdirSync(threads)) {
+        const path = join(threads, dir, '0000000000.json');
+        let text: string;
+        try {
+          text = readFileSync(path, 'utf8');
+        } catch {
+          continue;
+        }
+        if (!text.includes(JSON.stringify(thread))) continue;
+        writeFileSync(path, text.replace('"token":"', '"token":x'));
+        return;
+      }
+      throw new Error(`no step file of ${thread}`);
+    }
+    case 'sqlite': {
+      const db = new Database(store.location);
+      try {
+        db.prepare(
+          `UPDATE flow_checkpoints SET state = replace(state, '"token":"', '"token":x') WHERE thread = ?`,
+        ).run(thread);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    case 'postgres': {
+      const client = new pg.Client(serverUrls().postgres);
+      await client.connect();
+      try {
+        await client.query(`UPDATE "${store.location}".checkpoints SET state = $1::jsonb WHERE thread = $2`, [
+          JSON.stringify({ $flow: 'bigint', v: secret }),
+          thread,
+        ]);
+      } finally {
+        await client.end();
+      }
+      return;
+    }
+    case 'redis': {
+      const client = new Redis(serverUrls().redis);
+      try {
+        const key = `${store.location}:cp|${thread}`;
+        const state = await client.hget(key, '0:s');
+        await client.hset(key, '0:s', String(state).replace('"token":"', '"token":x'));
+      } finally {
+        client.disconnect();
+      }
+      return;
+    }
+    default:
+      throw new Error(`cannot corrupt ${store.backend} storage`);
+  }
+}
