@@ -59,6 +59,18 @@ describe('failures', () => {
     expect(await cp.listThreads()).toEqual([]);
   });
 
+  it('rejects a state larger than max_allowed_packet with StorageError, writing nothing, and recovers', async () => {
+    const cp = freshStore();
+    await cp.put(new Checkpoint({ thread: 't', step: 0, state: 'small' }));
+    const huge = new Checkpoint({ thread: 't', step: 1, state: 'x'.repeat(20_000_000) });
+    const error = await cp.put(huge).catch((e: unknown) => e);
+    // The server refuses the packet and closes the connection: the driver reports that, or the broken pipe.
+    expect(isFlowError(error, 'STORAGE')).toBe(true);
+    expect((await cp.list('t')).map((c) => c.step)).toEqual([0]);
+    await cp.put(new Checkpoint({ thread: 't', step: 2, state: 'after' }));
+    expect((await cp.get('t'))?.state).toBe('after');
+  }, 30_000);
+
   it('round-trips ts outside years 0–9999 and prunes by instant across them', async () => {
     const cp = freshStore();
     const times = ['-000001-06-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z'];
