@@ -28,9 +28,8 @@ function parseNext(text: string, location: string): string[] {
   } catch {
     // reported below, like any other unreadable value
   }
-  throw new CorruptCheckpointError(location, `next is not a JSON array of strings: ${text.slice(0, 80)}`, {
-    backend: 'mysql',
-  });
+  // The stored text is not quoted: a damaged row may hold anything, secrets included.
+  throw new CorruptCheckpointError(location, 'next is not a JSON array of strings', { backend: 'mysql' });
 }
 
 /** A row as the record `BaseCheckpointer` decodes (state and payload stay serialized text). */
