@@ -107,7 +107,7 @@ export class FileCheckpointer extends BaseCheckpointer {
   }
 
   protected readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
-    return this.#track(() => readThreads(this.#layout.threads, opts, READ_CONCURRENCY));
+    return this.#track(() => readThreads(this.#layout.threads, this.#layout.locks, opts, READ_CONCURRENCY));
   }
 
   protected removeThread(thread: string): Promise<number> {

@@ -12,11 +12,17 @@ import { isThreadName, threadName } from './thread-name.js';
  */
 export async function readThreads(
   threadsDir: string,
+  locksDir: string,
   opts: ListThreadsOptions,
   concurrency: number,
 ): Promise<ThreadInfo[]> {
   const names = (await entriesOf(threadsDir)).filter(isThreadName);
-  const infos = await mapLimit(names, concurrency, (name) => threadInfo(join(threadsDir, name), name));
+  // A thread with a lock file is being written, or its writer died between the step's rename and the
+  // summary's (the lock stays until the next writer breaks it): its summary may lag, so its steps answer.
+  const locked = new Set(await entriesOf(locksDir));
+  const infos = await mapLimit(names, concurrency, (name) =>
+    threadInfo(join(threadsDir, name), name, locked.has(`${name}.lock`)),
+  );
   const { after, status, limit } = opts;
   let out = infos.filter((i) => i !== undefined).sort((a, b) => compareThreadIds(a.thread, b.thread));
   if (after !== undefined) out = out.filter((i) => compareThreadIds(i.thread, after) > 0);
@@ -25,10 +31,19 @@ export async function readThreads(
 }
 
 /**
- * One thread's summary; from the latest step's header when the summary file is missing or unreadable.
- * `undefined` for a directory with no step (a crash before the first one landed, or a delete under way).
+ * One thread's summary; from the latest step's header when the summary file is missing or unreadable, or
+ * may lag (`locked`). `undefined` for a directory with no step (a crash before the first one landed, or a
+ * delete under way).
  */
-async function threadInfo(dir: string, name: string): Promise<ThreadInfo | undefined> {
+async function threadInfo(dir: string, name: string, locked: boolean): Promise<ThreadInfo | undefined> {
+  if (locked) {
+    try {
+      const info = await summaryFromSteps(dir, undefined, await listSteps(dir));
+      if (info !== undefined && threadName(info.thread) === name) return info;
+    } catch {
+      // An unreadable latest step: the summary answers, as it does for a thread without a lock.
+    }
+  }
   const summary = await readSummary(join(dir, SUMMARY_FILE));
   if (summary !== undefined && threadName(summary.thread) === name) return summary;
   const info = await summaryFromSteps(dir, undefined, await listSteps(dir));
