@@ -156,44 +156,59 @@ export function describeProperties(backend: BackendName): void {
         fc.double({ noInteger: true }),
         fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, '1', null, 1n, {}),
       );
-      // Not a step: the same, or past 2^31 - 1.
+      // Not a step: the same, or past 2^31 - 1. Not a beforeStep bound: past 2^31 (that one means "all").
       const badStep = fc.oneof(badCount, fc.integer({ min: MAX_STEP + 1, max: Number.MAX_SAFE_INTEGER }));
+      const badBound = fc.oneof(badCount, fc.integer({ min: MAX_STEP + 2, max: Number.MAX_SAFE_INTEGER }));
       const badTs = fc
         .string({ maxLength: 20 })
         .filter((s) => s !== '' && Number.isNaN(new Date(s).getTime()));
       await fc.assert(
-        fc.asyncProperty(validId, badStep, badCount, badTs, async (thread, bad, badN, ts) => {
-          const raw = (fields: object) =>
-            ({ thread, step: 0, state: 1, next: [], interrupted: false, ...fields }) as unknown as Checkpoint;
-          await expectFlowError(() => cp.put(raw({ step: bad })), 'INVALID_ARGUMENT', 'put(step)');
-          await expectFlowError(() => cp.put(raw({ ts })), 'INVALID_ARGUMENT', 'put(ts)');
-          await expectFlowError(
-            () => cp.put(raw({}), { ifRevision: badN as number }),
-            'INVALID_ARGUMENT',
-            'put(ifRevision)',
-          );
-          await expectFlowError(() => cp.get(thread, bad as number), 'INVALID_ARGUMENT', 'get(step)');
-          await expectFlowError(
-            () => cp.list(thread, { limit: badN as number }),
-            'INVALID_ARGUMENT',
-            'list(limit)',
-          );
-          await expectFlowError(
-            () => cp.listThreads({ limit: badN as number }),
-            'INVALID_ARGUMENT',
-            'listThreads(limit)',
-          );
-          await expectFlowError(
-            () => cp.prune(thread, { beforeStep: bad as number }),
-            'INVALID_ARGUMENT',
-            'prune(beforeStep)',
-          );
-          await expectFlowError(
-            () => cp.prune(thread, { olderThan: ts }),
-            'INVALID_ARGUMENT',
-            'prune(olderThan)',
-          );
-        }),
+        fc.asyncProperty(
+          validId,
+          badStep,
+          badCount,
+          badBound,
+          badTs,
+          async (thread, bad, badN, bound, ts) => {
+            const raw = (fields: object) =>
+              ({
+                thread,
+                step: 0,
+                state: 1,
+                next: [],
+                interrupted: false,
+                ...fields,
+              }) as unknown as Checkpoint;
+            await expectFlowError(() => cp.put(raw({ step: bad })), 'INVALID_ARGUMENT', 'put(step)');
+            await expectFlowError(() => cp.put(raw({ ts })), 'INVALID_ARGUMENT', 'put(ts)');
+            await expectFlowError(
+              () => cp.put(raw({}), { ifRevision: badN as number }),
+              'INVALID_ARGUMENT',
+              'put(ifRevision)',
+            );
+            await expectFlowError(() => cp.get(thread, bad as number), 'INVALID_ARGUMENT', 'get(step)');
+            await expectFlowError(
+              () => cp.list(thread, { limit: badN as number }),
+              'INVALID_ARGUMENT',
+              'list(limit)',
+            );
+            await expectFlowError(
+              () => cp.listThreads({ limit: badN as number }),
+              'INVALID_ARGUMENT',
+              'listThreads(limit)',
+            );
+            await expectFlowError(
+              () => cp.prune(thread, { beforeStep: bound as number }),
+              'INVALID_ARGUMENT',
+              'prune(beforeStep)',
+            );
+            await expectFlowError(
+              () => cp.prune(thread, { olderThan: ts }),
+              'INVALID_ARGUMENT',
+              'prune(olderThan)',
+            );
+          },
+        ),
         { numRuns: runs },
       );
       expect(await snapshot(cp)).toEqual(before);
