@@ -110,13 +110,14 @@ export class MemoryCheckpointer extends BaseCheckpointer {
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
     const entry = this.#threads.get(thread);
     if (entry === undefined) return 0;
-    const { beforeStep, olderThan } = bounds;
+    const { beforeStep } = bounds;
+    // Compare instants: ISO text order breaks for years outside 0000–9999 ('+010000-…', '-000001-…').
+    const olderThan = bounds.olderThan === undefined ? undefined : Date.parse(bounds.olderThan);
     let removed = 0;
     for (const [step, record] of entry.steps) {
       if (record === entry.latest) continue;
       if (beforeStep !== undefined && step >= beforeStep) continue;
-      // Both are toISOString() forms, whose text order is time order.
-      if (olderThan !== undefined && record.ts >= olderThan) continue;
+      if (olderThan !== undefined && Date.parse(record.ts) >= olderThan) continue;
       entry.steps.delete(step);
       removed++;
     }

@@ -52,6 +52,19 @@ export const retentionSuite: ConformanceSuite = {
       expect(steps(await cp.list('u'))).toEqual([5, 4, 2]);
     });
 
+    it('prune olderThan compares instants, also for years before 0000 and after 9999', async () => {
+      const cp = await kit.create();
+      // ISO text order is not time order here: '+010000-…' < '2000-…' < '0500-…' as strings.
+      const stamps = ['-000001-06-01T00:00:00.000Z', '0500-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z'];
+      for (const [step, ts] of stamps.entries()) await cp.put(checkpoint('t', step, { ts }));
+      await cp.put(checkpoint('t', 3, { ts: '1999-01-01T00:00:00.000Z' }));
+      expect((await cp.get('t', 0))?.ts).toBe(stamps[0]);
+      expect((await cp.get('t', 2))?.ts).toBe(stamps[2]);
+      // Before 2000: years -1 and 500; step 3 (1999) is the latest and stays; year 10000 is not older.
+      expect(await cp.prune('t', { olderThan: '2000-01-01T00:00:00.000Z' })).toBe(2);
+      expect(steps(await cp.list('t'))).toEqual([3, 2]);
+    });
+
     it('prune with both bounds removes only checkpoints that meet both', async () => {
       const cp = await kit.create();
       await putHistory(cp);
