@@ -55,7 +55,11 @@ export const retentionSuite: ConformanceSuite = {
     it('prune olderThan compares instants, also for years before 0000 and after 9999', async () => {
       const cp = await kit.create();
       // ISO text order is not time order here: '+010000-…' < '2000-…' < '0500-…' as strings.
-      const stamps = ['-000001-06-01T00:00:00.000Z', '0500-01-01T00:00:00.000Z', '+010000-01-01T00:00:00.000Z'];
+      const stamps = [
+        '-000001-06-01T00:00:00.000Z',
+        '0500-01-01T00:00:00.000Z',
+        '+010000-01-01T00:00:00.000Z',
+      ];
       for (const [step, ts] of stamps.entries()) await cp.put(checkpoint('t', step, { ts }));
       await cp.put(checkpoint('t', 3, { ts: '1999-01-01T00:00:00.000Z' }));
       expect((await cp.get('t', 0))?.ts).toBe(stamps[0]);

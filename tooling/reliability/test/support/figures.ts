@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where each test file leaves its figures (gitignored); the global setup clears and prints them. */
-export const RESULTS_DIR = join(import.meta.dirname, '..', '..', '.results');
+export const RESULTS_DIR = join(import.meta.dirname, '..', '..', 'results');
 
 /** What RELIABILITY.md reports for the last run. */
 export type Figure = 'kills survived' | 'races run' | 'faults injected' | 'inputs tried' | 'data lost';
