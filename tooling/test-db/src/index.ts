@@ -6,6 +6,7 @@ export {
   REDIS_IMAGE,
   stopContainers,
 } from './containers.js';
+export { ensureBuilt, isBuildStale } from './ensure-built.js';
 export { PROBE_TIMEOUT_MS, probePostgres, probeRedis } from './probe.js';
 export type {} from './provided-context.js';
 export {
