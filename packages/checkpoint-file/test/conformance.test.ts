@@ -4,11 +4,16 @@ import { join } from 'node:path';
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import { FileCheckpointer } from '../src/index.js';
 
-// Each create() gets its own temp root; reopen() is a second instance on the same root. The kit's races
-// between processes (openInChild) run in process-races.test.ts, as for the other backends.
+// Each create() gets its own temp root; reopen() is a second instance on the same root, and the kit's child
+// processes open the built package (dist/, built by the global setup when stale) on it.
 describeCheckpointer('file', {
   create: async () => new FileCheckpointer(join(await mkdtemp(join(tmpdir(), 'flow-file-kit-')), 'store')),
   reopen: async (cp) => new FileCheckpointer(cp.dir),
+  openInChild: (cp) => ({
+    module: new URL('../dist/index.js', import.meta.url),
+    export: 'FileCheckpointer',
+    args: [cp.dir],
+  }),
   cleanup: async (cp) => rm(join(cp.dir, '..'), { recursive: true, force: true }),
   timeout: 20_000,
 });

@@ -4,15 +4,14 @@ import { type CorruptCheckpointError, isFlowError } from '@flow/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { cp, tempBase } from './helpers.js';
+import { cp, useTempBase } from './helpers.js';
 
-let t: Awaited<ReturnType<typeof tempBase>>;
+const t = useTempBase();
 let fc: FileCheckpointer;
 const stepPath = (thread: string, step: number) =>
   join(t.store, 'threads', threadName(thread), `${String(step).padStart(10, '0')}.json`);
 
 beforeEach(async () => {
-  t = await tempBase();
   fc = new FileCheckpointer(t.store);
   await fc.put(cp('bad', 0));
   await fc.put(cp('bad', 1));
@@ -20,7 +19,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await fc.close();
-  await t.remove();
 });
 
 async function expectCorrupt(promise: Promise<unknown>, path: string): Promise<void> {

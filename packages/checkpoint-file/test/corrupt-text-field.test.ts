@@ -2,20 +2,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { Checkpoint, isFlowError, type Serializer } from '@flow/core';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { tempBase } from './helpers.js';
+import { useTempBase } from './helpers.js';
 
 const SECRET = 'sk-live-7f3a9c2e';
 /** Not the default serializer, so the file holds each field as a JSON string (text mode). */
 const text: Serializer = { serialize: (v) => JSON.stringify(v), deserialize: (t) => JSON.parse(t) };
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeEach(async () => {
-  t = await tempBase();
-});
-afterEach(() => t.remove());
+const t = useTempBase();
 
 it('a damaged text-mode field is a CorruptCheckpointError that does not quote the stored state', async () => {
   const fc = new FileCheckpointer(t.store, { serializer: text });

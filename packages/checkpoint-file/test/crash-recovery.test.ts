@@ -2,22 +2,14 @@ import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { ensureBuilt } from './build-dist.js';
-import { cp, tempBase } from './helpers.js';
+import { cp, useTempBase } from './helpers.js';
 
 const CHILD = join(import.meta.dirname, 'fixtures', 'crash-child.mjs');
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeAll(async () => {
-  ensureBuilt();
-  t = await tempBase();
-}, 60_000);
-afterAll(async () => {
-  await t.remove();
-});
+const t = useTempBase();
 
 /** Polls until the thread directory holds a temp file, i.e. a put is between its write and its rename. */
 async function tempAppears(thread: string): Promise<void> {

@@ -2,11 +2,34 @@ import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Checkpoint } from '@flow/core';
+import { afterEach, beforeEach } from 'vitest';
 
 /** A fresh temp directory for one test; `store` is a not-yet-existing root inside it. */
 export async function tempBase(): Promise<{ base: string; store: string; remove: () => Promise<void> }> {
   const base = await mkdtemp(join(tmpdir(), 'flow-file-test-'));
   return { base, store: join(base, 'store'), remove: () => rm(base, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh `tempBase()` for each test of the calling file (or `describe` block), removed after the test: call
+ * it at the top, then read `t.store` / `t.base` inside tests and hooks.
+ */
+export function useTempBase(): { readonly base: string; readonly store: string } {
+  let current: Awaited<ReturnType<typeof tempBase>> | undefined;
+  beforeEach(async () => {
+    current = await tempBase();
+  });
+  afterEach(async () => {
+    await current?.remove();
+  });
+  return {
+    get base() {
+      return current!.base;
+    },
+    get store() {
+      return current!.store;
+    },
+  };
 }
 
 export interface Entry {

@@ -1,17 +1,11 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { cp, tempBase } from './helpers.js';
+import { cp, useTempBase } from './helpers.js';
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeEach(async () => {
-  t = await tempBase();
-});
-afterEach(async () => {
-  await t.remove();
-});
+const t = useTempBase();
 
 /** A temp file as a writer that crashed before its rename leaves it: a complete, valid step 5. */
 async function leaveTemp(thread: string): Promise<string> {

@@ -2,11 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { ensureBuilt } from './build-dist.js';
-import { cp, tempBase } from './helpers.js';
+import { cp, useTempBase } from './helpers.js';
 
 const RACERS = 8;
 /** Steps each racer fights for at once, per kind of put: many windows for a broken lock to show. */
@@ -25,14 +24,7 @@ interface Report {
   create: Outcome[];
 }
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeAll(async () => {
-  ensureBuilt();
-  t = await tempBase();
-}, 60_000);
-afterAll(async () => {
-  await t.remove();
-});
+const t = useTempBase();
 
 /** Starts a racer; resolves once it is ready, with a promise of its report. */
 function start(id: string): Promise<{ child: ChildProcess; report: Promise<Report> }> {

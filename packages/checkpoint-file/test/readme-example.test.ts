@@ -2,13 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
-import { ensureBuilt } from './build-dist.js';
+import { expect, it } from 'vitest';
 
 const pkg = join(import.meta.dirname, '..');
 
-beforeAll(() => ensureBuilt(), 60_000);
-
+// dist/ is built by the global setup when stale.
 it('the README example runs as written against the built package', () => {
   const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
   const example = /## Example\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];

@@ -3,19 +3,13 @@ import { readdir, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isFlowError } from '@flow/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileLock, pidAlive } from '../src/file-lock.js';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { cp, tempBase } from './helpers.js';
+import { cp, useTempBase } from './helpers.js';
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeEach(async () => {
-  t = await tempBase();
-});
-afterEach(async () => {
-  await t.remove();
-});
+const t = useTempBase();
 
 /** The pid of a process that has just exited: certainly not alive. */
 function deadPid(): number {

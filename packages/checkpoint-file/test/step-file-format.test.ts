@@ -1,19 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Checkpoint, type Serializer } from '@flow/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { decodeStepFile, encodeStepFile, readStepHeader } from '../src/step-file.js';
 import { threadName } from '../src/thread-name.js';
-import { tempBase } from './helpers.js';
+import { useTempBase } from './helpers.js';
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeEach(async () => {
-  t = await tempBase();
-});
-afterEach(async () => {
-  await t.remove();
-});
+const t = useTempBase();
 
 const fileOf = (thread: string, step: number) =>
   join(t.store, 'threads', threadName(thread), `${String(step).padStart(10, '0')}.json`);

@@ -3,17 +3,13 @@ import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Checkpoint, encodeRecord, jsonSerializer } from '@flow/core';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { encodeStepFile } from '../src/step-file.js';
 import { threadName } from '../src/thread-name.js';
-import { tempBase } from './helpers.js';
+import { useTempBase } from './helpers.js';
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeEach(async () => {
-  t = await tempBase();
-});
-afterEach(() => t.remove());
+const t = useTempBase();
 
 /**
  * What a writer killed between the step file's rename and the summary's leaves behind: the new step file,

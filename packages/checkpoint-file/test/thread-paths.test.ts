@@ -1,9 +1,9 @@
 import { readdir, realpath } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { isThreadName, threadName } from '../src/thread-name.js';
-import { cp, tempBase, walk } from './helpers.js';
+import { cp, useTempBase, walk } from './helpers.js';
 
 const HOSTILE = [
   '.',
@@ -35,13 +35,7 @@ const HOSTILE = [
   '.'.repeat(512),
 ];
 
-let t: Awaited<ReturnType<typeof tempBase>>;
-beforeEach(async () => {
-  t = await tempBase();
-});
-afterEach(async () => {
-  await t.remove();
-});
+const t = useTempBase();
 
 describe('thread directory names', () => {
   it('hold no separator or dot segment and stay within 255 bytes, whatever the id', () => {
