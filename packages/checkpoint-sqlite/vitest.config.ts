@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // The multi-process race runs child processes on the built package: build it first when stale.
-    globalSetup: ['./test/build-dist.ts'],
+    // The kit's process races and the multi-process race run child processes on the built package, and the
+    // README example imports it by name: build dist/ first when it is older than src/.
+    globalSetup: ['@flow/test-db/setup-dist'],
   },
 });
