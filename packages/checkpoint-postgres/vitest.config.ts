@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    globalSetup: ['@flow/test-db/setup-postgres'],
+    // The kit's process races run child processes on the built package: build dist/ first when it is stale.
+    globalSetup: ['@flow/test-db/setup-dist', '@flow/test-db/setup-postgres'],
     // The suites wait on the database's disk far more than on CPU: a few files at once finish much sooner.
     maxWorkers: 4,
     // Test files share one module graph per worker (none keeps module state): less CPU on a shared machine.

@@ -1,4 +1,5 @@
 import { describePart } from './conformance-parts.js';
 
-// The shared conformance kit, third part: serialization, errors, setup, durability, close.
+// The shared conformance kit, third part: serialization, errors, setup, durability, process races,
+// close.
 describePart('lifecycle');

@@ -28,14 +28,19 @@ import { dropSchema, freshCheckpointer, url } from './harness.js';
 export const PARTS: Record<'core' | 'threads' | 'lifecycle', readonly ConformanceSuite[]> = {
   core: [putGetSuite, revisionsSuite, racesSuite, listingSuite],
   threads: [listThreadsSuite, retentionSuite, threadIdsSuite],
-  // processRacesSuite says here that this harness has no openInChild; process-races.test.ts runs it with one.
   lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, processRacesSuite, closeSuite],
 };
 
 export const harness: CheckpointerHarness<PostgresCheckpointer> = {
-  // A fresh schema per instance; reopen is a new instance with a new pool on the same schema.
+  // A fresh schema per instance; reopen is a new instance with a new pool on the same schema, and the kit's
+  // child processes open the built package (dist/, built by the global setup when stale) on it.
   create: async () => freshCheckpointer(),
   reopen: async (cp) => new PostgresCheckpointer(url, { schema: cp.schema }),
+  openInChild: (cp) => ({
+    module: new URL('../dist/index.js', import.meta.url),
+    export: 'PostgresCheckpointer',
+    args: [url, { schema: cp.schema }],
+  }),
   cleanup: (cp) => dropSchema(url, cp.schema),
 };
 

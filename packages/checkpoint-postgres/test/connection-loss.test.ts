@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { isFlowError } from '@flow/core';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { checkpoint } from './checkpoints.js';
-import { dropSchema, uniqueSchema, url } from './harness.js';
+import { freshSchemas, url } from './harness.js';
 import { startOutage } from './tcp-proxy.js';
 
-const schemas: string[] = [];
-function fresh(): string {
-  const schema = uniqueSchema();
-  schemas.push(schema);
-  return schema;
-}
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(url, schema);
-});
+const fresh = freshSchemas();
 
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200; i++) {

@@ -1,6 +1,6 @@
 import { dropSchema, uniqueSchema } from '@flow/test-db';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 
 /** The server of this run, found by @flow/test-db's global setup. */
@@ -19,3 +19,19 @@ export function freshCheckpointer(schema = uniqueSchema()): PostgresCheckpointer
 }
 
 export { dropSchema, uniqueSchema };
+
+/**
+ * A source of fresh schema names for the calling file (or `describe` block), each dropped after its tests.
+ * Call it at the top of the file: module state is shared between files here (`isolate: false`).
+ */
+export function freshSchemas(): () => string {
+  const schemas: string[] = [];
+  afterAll(async () => {
+    for (const schema of schemas) await dropSchema(url, schema);
+  });
+  return () => {
+    const schema = uniqueSchema();
+    schemas.push(schema);
+    return schema;
+  };
+}

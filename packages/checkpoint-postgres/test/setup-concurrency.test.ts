@@ -1,21 +1,12 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS, PostgresCheckpointer } from '../src/index.js';
 import { checkpoint } from './checkpoints.js';
-import { compileSource } from './compile-source.js';
 import { countingPool } from './counting-pool.js';
-import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+import { freshSchemas, newPool, url } from './harness.js';
 
-const schemas: string[] = [];
-function fresh(): string {
-  const schema = uniqueSchema();
-  schemas.push(schema);
-  return schema;
-}
-afterAll(async () => {
-  for (const schema of schemas) await dropSchema(url, schema);
-});
+const fresh = freshSchemas();
 
 async function migrationsOf(schema: string): Promise<number[]> {
   const pool = newPool(1);
@@ -27,13 +18,10 @@ async function migrationsOf(schema: string): Promise<number[]> {
   }
 }
 
-/** Runs setup() in a separate Node process, started now and released by `go`. */
-function child(
-  schema: string,
-  sourceDir: string,
-): { ready: Promise<void>; go(): void; result: Promise<string> } {
+/** Runs setup() in a separate Node process on the built package, started now and released by `go`. */
+function child(schema: string): { ready: Promise<void>; go(): void; result: Promise<string> } {
   const script = fileURLToPath(new URL('./fixtures/setup-child.mjs', import.meta.url));
-  const proc = spawn(process.execPath, [script, url, schema, sourceDir], {
+  const proc = spawn(process.execPath, [script, url, schema], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';
@@ -67,17 +55,12 @@ describe('setup() on a fresh schema', () => {
 
   it('five processes calling setup() at once all succeed', { timeout: 60_000 }, async () => {
     const schema = fresh();
-    const source = await compileSource();
-    try {
-      const children = Array.from({ length: 5 }, () => child(schema, source.dir));
-      // Every process has loaded the code and opened nothing yet; release them together.
-      await Promise.all(children.map((c) => c.ready));
-      for (const c of children) c.go();
-      expect(await Promise.all(children.map((c) => c.result))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
-      expect(await migrationsOf(schema)).toEqual(MIGRATIONS.map((m) => m.version));
-    } finally {
-      await source.remove();
-    }
+    const children = Array.from({ length: 5 }, () => child(schema));
+    // Every process has loaded the code and opened nothing yet; release them together.
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.go();
+    expect(await Promise.all(children.map((c) => c.result))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(await migrationsOf(schema)).toEqual(MIGRATIONS.map((m) => m.version));
   });
 
   it('a schema already migrated costs one query and no lock', async () => {
