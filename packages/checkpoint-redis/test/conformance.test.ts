@@ -4,9 +4,15 @@ import { RedisCheckpointer } from '../src/index.js';
 import { redisUrl } from './support.js';
 
 describeCheckpointer<RedisCheckpointer>('redis', {
-  // Each test gets its own prefix; reopen is a second instance with its own connection on the same prefix.
+  // Each test gets its own prefix; reopen is a second instance with its own connection on the same prefix, and
+  // the kit's child processes open the built package (dist/, built by the global setup when stale) on it.
   create: async () => new RedisCheckpointer(redisUrl, { prefix: uniquePrefix() }),
   reopen: async (cp) => new RedisCheckpointer(redisUrl, { prefix: cp.prefix }),
+  openInChild: (cp) => ({
+    module: new URL('../dist/index.js', import.meta.url),
+    export: 'RedisCheckpointer',
+    args: [redisUrl, { prefix: cp.prefix }],
+  }),
   cleanup: async (cp) => {
     await deleteKeys(redisUrl, cp.prefix);
   },

@@ -27,31 +27,24 @@ function keysOf(prefix: string, thread: string): Array<[string, string]> {
   ];
 }
 
+/** Fails when one key belongs to two different things of (p1, t1) and (p2, t2). */
+function expectDistinctKeys(p1: string, t1: string, p2: string, t2: string): void {
+  const owner = new Map<string, string>();
+  for (const [key, what] of [...keysOf(p1, t1), ...keysOf(p2, t2)]) {
+    const previous = owner.get(key);
+    if (previous !== undefined) expect(previous).toBe(what);
+    owner.set(key, what);
+  }
+}
+
 describe('key layout', () => {
   it('never gives two different (prefix, kind, thread) the same key', () => {
-    fc.assert(
-      fc.property(prefixArb, threadArb, prefixArb, threadArb, (p1, t1, p2, t2) => {
-        const owner = new Map<string, string>();
-        for (const [key, what] of [...keysOf(p1, t1), ...keysOf(p2, t2)]) {
-          const previous = owner.get(key);
-          if (previous !== undefined) expect(previous).toBe(what);
-          owner.set(key, what);
-        }
-      }),
-      { numRuns: 500 },
-    );
+    fc.assert(fc.property(prefixArb, threadArb, prefixArb, threadArb, expectDistinctKeys), { numRuns: 500 });
   });
 
   it('never gives two different (prefix, kind, thread) the same key, for prefixes and ids built to line up', () => {
     fc.assert(
-      fc.property(relatedArb, ({ p1, t1, p2, t2 }) => {
-        const owner = new Map<string, string>();
-        for (const [key, what] of [...keysOf(p1, t1), ...keysOf(p2, t2)]) {
-          const previous = owner.get(key);
-          if (previous !== undefined) expect(previous).toBe(what);
-          owner.set(key, what);
-        }
-      }),
+      fc.property(relatedArb, ({ p1, t1, p2, t2 }) => expectDistinctKeys(p1, t1, p2, t2)),
       { numRuns: 3_000 },
     );
   });

@@ -9,11 +9,14 @@ const big = 'x'.repeat(100_000);
 const at = (thread: string, step: number, next = ['n']) =>
   new Checkpoint({ thread, step, state: { big }, next });
 
-describe('round trips (counted with MONITOR)', () => {
+/**
+ * A set-up checkpointer on a fresh prefix and a MONITOR on its connection, for the calling `describe` block:
+ * `during(fn)` returns what the checkpointer sent while `fn` ran.
+ */
+function watched() {
   const prefix = freshPrefix();
   const cp = new ProbeCheckpointer(redisUrl, { prefix });
   let monitor: Awaited<ReturnType<typeof watch>>;
-
   beforeAll(async () => {
     await cp.setup();
     monitor = await watch(redisUrl, cp.connection, prefix);
@@ -22,6 +25,11 @@ describe('round trips (counted with MONITOR)', () => {
     monitor.close();
     await cp.close();
   });
+  return { prefix, cp, during: (fn: () => Promise<unknown>) => monitor.during(fn) };
+}
+
+describe('round trips (counted with MONITOR)', () => {
+  const { prefix, cp, during } = watched();
 
   it.each([
     ['an unconditional put', () => cp.put(at('t', 0))],
@@ -34,12 +42,12 @@ describe('round trips (counted with MONITOR)', () => {
     ['prune', () => cp.prune('t', { beforeStep: 1 })],
     ['deleteThread', () => cp.deleteThread('t')],
   ])('%s is one EVALSHA', async (_, op) => {
-    const { sent } = await monitor.during(op);
+    const { sent } = await during(op);
     expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
   });
 
   it('a put checks the revision, writes, and updates summary and index inside that one call', async () => {
-    const { sent, lua } = await monitor.during(() => cp.put(at('u', 0, [])));
+    const { sent, lua } = await during(() => cp.put(at('u', 0, [])));
     expect(sent).toHaveLength(1);
     expect(lua.map((s) => String(s.args[0]).toLowerCase())).toEqual(
       expect.arrayContaining(['hget', 'hincrby', 'hset', 'zadd']),
@@ -50,7 +58,7 @@ describe('round trips (counted with MONITOR)', () => {
 
   it('listThreads reads only the index and the summaries, never a checkpoint', async () => {
     await cp.put(at('v', 0));
-    const { lua } = await monitor.during(() => cp.listThreads());
+    const { lua } = await during(() => cp.listThreads());
     const keys = lua.map((s) => s.args[1]);
     expect(keys).toContain(`${prefix}:idx|all`);
     expect(keys).toContain(`${prefix}:head|v`);
@@ -60,25 +68,14 @@ describe('round trips (counted with MONITOR)', () => {
 
 // In this file, not its own: a SCRIPT FLUSH running in parallel would blur the counts above.
 describe('script cache', () => {
-  const prefix = freshPrefix();
-  const cp = new ProbeCheckpointer(redisUrl, { prefix });
-  let monitor: Awaited<ReturnType<typeof watch>>;
-
-  beforeAll(async () => {
-    await cp.setup();
-    monitor = await watch(redisUrl, cp.connection, prefix);
-  });
-  afterAll(async () => {
-    monitor.close();
-    await cp.close();
-  });
+  const { prefix, cp, during } = watched();
 
   it('survives SCRIPT FLUSH: NOSCRIPT falls back to EVAL once, then EVALSHA again', async () => {
     await cp.put(at('t', 0));
     await plainClient().script('FLUSH');
-    const first = await monitor.during(() => cp.put(at('t', 1), { ifRevision: 0 }));
+    const first = await during(() => cp.put(at('t', 1), { ifRevision: 0 }));
     expect(first.sent.map((s) => s.args[0])).toEqual(['evalsha', 'eval']);
-    const second = await monitor.during(() => cp.put(at('t', 2), { ifRevision: 0 }));
+    const second = await during(() => cp.put(at('t', 2), { ifRevision: 0 }));
     expect(second.sent.map((s) => s.args[0])).toEqual(['evalsha']);
     expect((await cp.list('t')).map((c) => [c.step, c.revision])).toEqual([
       [2, 1],
