@@ -1,27 +1,10 @@
 import { join } from 'node:path';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { END, START, StateGraph } from '../src/index.js';
+import * as engine from '../src/index.js';
+import { pipeline } from './fixtures/pipeline.mjs';
 import { tempDir } from './support/backends.js';
 import { runFixture } from './support/child.js';
-
-const concat = (a: string[], b: string[]) => [...a, ...b];
-
-/** The same pipeline as test/fixtures/pipeline.mjs, on the source, without the hang. */
-function pipeline(checkpointer: SqliteCheckpointer) {
-  const step = (name: string) => () => ({ log: [`${name}@${process.pid}`] });
-  return new StateGraph<{ log: string[] }>({ reducers: { log: concat } })
-    .addNode('a', step('a'))
-    .addNode('b', step('b'))
-    .addNode('c', step('c'))
-    .addNode('d', step('d'))
-    .addEdge(START, 'a')
-    .addEdge('a', 'b')
-    .addEdge('b', 'c')
-    .addEdge('c', 'd')
-    .addEdge('d', END)
-    .compile({ checkpointer });
-}
 
 describe('crash recovery on SQLite', () => {
   const dir = tempDir();
@@ -37,7 +20,8 @@ describe('crash recovery on SQLite', () => {
     child.process.kill('SIGKILL');
     expect(await child.exited).toEqual({ code: null, signal: 'SIGKILL' });
 
-    const app = pipeline(checkpointer);
+    // The child's pipeline, on the source, without the hang.
+    const app = pipeline(engine, checkpointer);
     const left = await app.getState('crashed-run');
     expect(left).toMatchObject({ step: 2, next: ['c'], interrupted: false, done: false });
     const childPid = child.process.pid;

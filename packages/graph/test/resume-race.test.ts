@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { END, START, StateGraph } from '../src/index.js';
+import * as engine from '../src/index.js';
+import { pipeline } from './fixtures/pipeline.mjs';
 import { tempDir } from './support/backends.js';
 import { runFixture } from './support/child.js';
 
-const concat = (a: string[], b: string[]) => [...a, ...b];
 const RESUMERS = 6;
 
 describe('racing resumers on SQLite', () => {
@@ -17,22 +17,8 @@ describe('racing resumers on SQLite', () => {
   it(`of ${RESUMERS} processes answering one interrupt, exactly one runs; the others get AlreadyResumed`, {
     timeout: 30_000,
   }, async () => {
-    // Interrupt the thread at `c` with the same graph shape the children use.
-    const step = (name: string) => (_s: unknown, ctx: { interrupt: (p: unknown) => unknown }) => {
-      if (name === 'c') ctx.interrupt({ question: 'go on?' });
-      return { log: [name] };
-    };
-    const app = new StateGraph<{ log: string[] }>({ reducers: { log: concat } })
-      .addNode('a', step('a'))
-      .addNode('b', step('b'))
-      .addNode('c', step('c'))
-      .addNode('d', step('d'))
-      .addEdge(START, 'a')
-      .addEdge('a', 'b')
-      .addEdge('b', 'c')
-      .addEdge('c', 'd')
-      .addEdge('d', END)
-      .compile({ checkpointer });
+    // Interrupt the thread at `c` with the children's pipeline, on the source.
+    const app = pipeline(engine, checkpointer, { ask: true });
     const stop = await app.invoke({ log: [] }, { thread: 'raced' });
     expect(stop).toMatchObject({ status: 'interrupted', step: 3, interrupt: { node: 'c' } });
 
