@@ -40,6 +40,7 @@ export async function largeState(
       withSubjects(suite.subjects, async (opened) => {
         const puts = opened.map(() => new Samples());
         const order = opened.map((_, i) => i);
+        for (const { subject } of opened) await subject.put('warm-up', 0, states[0]!);
         for (let t = 0; t < threads; t++) {
           for (const i of rotate(order, t)) {
             const subject = opened[i]!.subject;
