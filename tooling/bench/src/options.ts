@@ -70,7 +70,7 @@ export const FULL_SIZES: Sizes = {
   'w4-steps': 3,
   'w4-small-kb': 1,
   'w4-large-kb': 256,
-  'w4-reps': 7,
+  'w4-reps': 15,
   'w5-steps': 200,
   'w5-runs': 7,
   'w6-steps': 200,
