@@ -1,44 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startVitest } from 'vitest/node';
-
-type Outcome = { passed: string[]; failed: string[] };
+import { type Outcome, runKitFixtures } from './support/run-fixtures.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
-/**
- * Runs every `test/fixtures/*.kit.ts` (the kit against the reference backend, correct or with one bug) in a
- * nested vitest and returns, per fixture, the full names of the kit tests that passed and failed.
- */
-async function runFixtures(): Promise<Map<string, Outcome>> {
-  const exitCode = process.exitCode;
-  const vitest = await startVitest('test', [], {
-    root: fixtures,
-    include: ['*.kit.ts'],
-    config: false,
-    watch: false,
-    reporters: [{}],
-    pool: 'threads',
-    isolate: false,
-    maxWorkers: 2,
+function runFixtures() {
+  return runKitFixtures(fixtures, {
+    name: 'fullName',
+    vitest: { pool: 'threads', isolate: false, maxWorkers: 2 },
   });
-  try {
-    const outcomes = new Map<string, Outcome>();
-    for (const module of vitest.state.getTestModules()) {
-      const outcome: Outcome = { passed: [], failed: [] };
-      for (const test of module.children.allTests()) {
-        const state = test.result().state;
-        if (state === 'passed') outcome.passed.push(test.fullName);
-        if (state === 'failed') outcome.failed.push(test.fullName);
-      }
-      outcomes.set(module.relativeModuleId.replace(/\.kit\.ts$/, ''), outcome);
-    }
-    return outcomes;
-  } finally {
-    await vitest.close();
-    // The nested run marks the process failed when a mutant fails, which is what we want from it.
-    process.exitCode = exitCode;
-  }
 }
 
 /** For each mutant: kit tests that must fail on it (full names: backend > suite > test). */
