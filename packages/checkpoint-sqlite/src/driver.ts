@@ -22,6 +22,8 @@ export interface SqliteStatement {
   run(...params: unknown[]): { changes: number };
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
+  /** With `true`, rows come back as arrays of column values instead of objects; returns the statement. */
+  raw(toggle?: boolean): SqliteStatement;
 }
 
 /** A function wrapped by `Database#transaction`; `immediate` runs it inside `BEGIN IMMEDIATE ... COMMIT`. */

@@ -1,26 +1,20 @@
 import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo } from '@flow/core';
 
-/** A `flow_checkpoints` row as the driver returns it. */
-export interface CheckpointRow {
-  thread: string;
-  step: number;
-  revision: number;
-  ts: string;
-  next: string;
-  interrupted: number;
-  interrupt_node: string | null;
-  interrupt_payload: string;
-  state: string;
-}
+/** A read of `flow_checkpoints` as the driver returns it: the columns of `READ_COLUMNS` (statements.ts), in order. */
+export type CheckpointRow = [
+  step: number,
+  revision: number,
+  ts: string,
+  next: string,
+  interrupted: number,
+  interruptNode: string | null,
+  /** `null` stands for the text `'null'` (see `READ_COLUMNS`). */
+  interruptPayload: string | null,
+  state: string,
+];
 
-/** A `flow_threads` row. */
-export interface ThreadRow {
-  thread: string;
-  latest_step: number;
-  interrupted: number;
-  done: number;
-  ts: string;
-}
+/** A `flow_threads` row: thread, latest_step, interrupted, done, ts. */
+export type ThreadRow = [thread: string, latestStep: number, interrupted: number, done: number, ts: string];
 
 /** The named parameters of a write (SQLite binds no booleans: they become 0/1). */
 export function writeParams(record: CheckpointRecord) {
@@ -40,6 +34,7 @@ export function writeParams(record: CheckpointRecord) {
 }
 
 function parseNext(text: unknown): string[] {
+  if (text === '[]') return []; // a finished or interrupted run
   const next: unknown = typeof text === 'string' ? JSON.parse(text) : undefined;
   if (!Array.isArray(next) || next.some((n) => typeof n !== 'string')) {
     throw new Error('next is not an array of node names');
@@ -53,41 +48,34 @@ function parseNext(text: unknown): string[] {
  * only then, keeping reads free of string building), not a crash later.
  */
 export function rowToRecord(
+  thread: string,
   row: CheckpointRow,
   locate: (thread: string, step: number) => string,
 ): CheckpointRecord {
+  const [step, revision, ts, next, interrupted, interruptNode, interruptPayload, state] = row;
   try {
-    if (typeof row.state !== 'string' || typeof row.interrupt_payload !== 'string') {
+    if (typeof state !== 'string' || (typeof interruptPayload !== 'string' && interruptPayload !== null)) {
       throw new Error('state or interrupt payload is not text');
     }
-    if (typeof row.ts !== 'string') throw new Error('ts is not text');
+    if (typeof ts !== 'string') throw new Error('ts is not text');
     return {
-      thread: row.thread,
-      step: row.step,
-      state: row.state,
-      next: parseNext(row.next),
-      interrupted: row.interrupted === 1,
-      interruptNode: row.interrupt_node,
-      interruptPayload: row.interrupt_payload,
-      ts: row.ts,
-      revision: row.revision,
+      thread,
+      step,
+      state,
+      next: parseNext(next),
+      interrupted: interrupted === 1,
+      interruptNode,
+      interruptPayload: interruptPayload ?? 'null',
+      ts,
+      revision,
     };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new CorruptCheckpointError(locate(row.thread, row.step), detail, {
-      cause: error,
-      backend: 'sqlite',
-    });
+    throw new CorruptCheckpointError(locate(thread, step), detail, { cause: error, backend: 'sqlite' });
   }
 }
 
 /** Turns a summary row into a `ThreadInfo`. */
-export function rowToThreadInfo(row: ThreadRow): ThreadInfo {
-  return {
-    thread: row.thread,
-    latestStep: row.latest_step,
-    interrupted: row.interrupted === 1,
-    done: row.done === 1,
-    ts: row.ts,
-  };
+export function rowToThreadInfo([thread, latestStep, interrupted, done, ts]: ThreadRow): ThreadInfo {
+  return { thread, latestStep, interrupted: interrupted === 1, done: done === 1, ts };
 }

@@ -111,44 +111,42 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     }).immediate;
   }
 
-  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+  // better-sqlite3 is synchronous, so the storage operations return plain values: no promise, no tick.
+  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): number {
     return this.#write!(writeParams(record), ifRevision);
   }
 
-  protected async readRecord(
-    thread: string,
-    step: number | undefined,
-  ): Promise<CheckpointRecord | undefined> {
+  protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
     const s = this.#statements!;
-    const row = (step === undefined ? s.latest.get({ thread }) : s.at.get({ thread, step })) as
+    const row = (step === undefined ? s.latest.get(thread) : s.at.get(thread, step)) as
       | CheckpointRow
       | undefined;
-    return row && rowToRecord(row, this.#locate);
+    return row && rowToRecord(thread, row, this.#locate);
   }
 
-  protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
-    const rows = this.#statements!.list.all({
+  protected readRecords(thread: string, opts: ListOptions): CheckpointRecord[] {
+    const rows = this.#statements!.list.all(
       thread,
-      beforeStep: opts.beforeStep ?? MAX_STEP + 1,
-      limit: opts.limit ?? -1,
-    }) as CheckpointRow[];
-    return rows.map((row) => rowToRecord(row, this.#locate));
+      opts.beforeStep ?? MAX_STEP + 1,
+      opts.limit ?? -1,
+    ) as CheckpointRow[];
+    return rows.map((row) => rowToRecord(thread, row, this.#locate));
   }
 
-  protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
+  protected readThreads(opts: ListThreadsOptions): ThreadInfo[] {
     // Every thread id is non-empty, so `> ''` is "from the start".
-    const rows = this.#statements!.threads[opts.status ?? 'any'].all({
-      after: opts.after ?? '',
-      limit: opts.limit ?? -1,
-    }) as ThreadRow[];
+    const rows = this.#statements!.threads[opts.status ?? 'any'].all(
+      opts.after ?? '',
+      opts.limit ?? -1,
+    ) as ThreadRow[];
     return rows.map(rowToThreadInfo);
   }
 
-  protected async removeThread(thread: string): Promise<number> {
+  protected removeThread(thread: string): number {
     return this.#remove!(thread);
   }
 
-  protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+  protected removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): number {
     return this.#statements!.prune.run({
       thread,
       beforeStep: bounds.beforeStep ?? null,

@@ -1,7 +1,10 @@
 import type { ThreadStatus } from '@flow/core';
 import type { SqliteDatabase, SqliteStatement } from './driver.js';
 
-const COLUMNS = 'thread, step, revision, ts, next, interrupted, interrupt_node, interrupt_payload, state';
+/** What a read selects, in the order of `CheckpointRow` (rows.ts). The caller knows the thread already. */
+// `nullif`: the usual payload, JSON `null`, comes back as SQL NULL, which costs the driver no string.
+const READ_COLUMNS =
+  "step, revision, ts, next, interrupted, interrupt_node, nullif(interrupt_payload, 'null'), state";
 const VALUES =
   '@thread, @step, 1, @ts, @tsMs, @next, @interrupted, @interruptNode, @interruptPayload, @state';
 const INSERT = `INSERT INTO flow_checkpoints (thread, step, revision, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state) VALUES (${VALUES})`;
@@ -33,15 +36,21 @@ export const SQL = {
     ON CONFLICT (thread) DO UPDATE SET latest_step = excluded.latest_step, interrupted = excluded.interrupted,
       done = excluded.done, ts = excluded.ts
     WHERE excluded.latest_step >= flow_threads.latest_step`,
-  latest: `SELECT ${COLUMNS} FROM flow_checkpoints WHERE thread = @thread ORDER BY step DESC LIMIT 1`,
-  at: `SELECT ${COLUMNS} FROM flow_checkpoints WHERE thread = @thread AND step = @step`,
-  list: `SELECT ${COLUMNS} FROM flow_checkpoints WHERE thread = @thread AND step < @beforeStep
-    ORDER BY step DESC LIMIT @limit`,
+  // Reads bind by position and return arrays (`READS`): for a 2 KB checkpoint that is a quarter of the
+  // time of named parameters and row objects, and reads are what the raw driver is measured against.
+  /** (thread) */
+  latest: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? ORDER BY step DESC LIMIT 1`,
+  /** (thread, step) */
+  at: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step = ?`,
+  /** (thread, beforeStep, limit) */
+  list: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step < ?
+    ORDER BY step DESC LIMIT ?`,
   threads: Object.fromEntries(
     Object.entries(STATUS_FILTER).map(([status, filter]) => [
       status,
+      /** (after, limit) */
       `SELECT thread, latest_step, interrupted, done, ts FROM flow_threads
-        WHERE thread > @after ${filter} ORDER BY thread LIMIT @limit`,
+        WHERE thread > ? ${filter} ORDER BY thread LIMIT ?`,
     ]),
   ) as Record<ThreadStatus | 'any', string>,
   deleteCheckpoints: 'DELETE FROM flow_checkpoints WHERE thread = @thread',
@@ -58,12 +67,17 @@ type Prepared<T> = { [K in keyof T]: T[K] extends string ? SqliteStatement : Pre
 /** Every statement, prepared once per connection and reused for the checkpointer's lifetime. */
 export type Statements = Prepared<typeof SQL>;
 
-function prepareAll<T extends object>(db: SqliteDatabase, sql: T): Prepared<T> {
+/** The statements whose rows come back as arrays (`raw`), in the order they select. */
+const READS = new Set(['latest', 'at', 'list', 'threads']);
+
+function prepareAll<T extends object>(db: SqliteDatabase, sql: T, raw = false): Prepared<T> {
   return Object.fromEntries(
-    Object.entries(sql).map(([key, value]) => [
-      key,
-      typeof value === 'string' ? db.prepare(value) : prepareAll(db, value as object),
-    ]),
+    Object.entries(sql).map(([key, value]) => {
+      const asArrays = raw || READS.has(key);
+      if (typeof value !== 'string') return [key, prepareAll(db, value as object, asArrays)];
+      const statement = db.prepare(value);
+      return [key, asArrays ? statement.raw(true) : statement];
+    }),
   ) as Prepared<T>;
 }
 

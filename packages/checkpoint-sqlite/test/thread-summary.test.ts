@@ -13,8 +13,8 @@ const cp = (init: Omit<CheckpointInit, 'state'> & { state?: unknown }) =>
   new Checkpoint({ state: { big: 'x'.repeat(1000) }, ...init });
 
 function plan(db: Database.Database, sql: string): string[] {
-  const params = { after: '', limit: -1 };
-  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((r) => r.detail);
+  // The listing binds by position: (after, limit).
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('', -1) as { detail: string }[]).map((r) => r.detail);
 }
 
 describe('thread summary (flow_threads)', () => {

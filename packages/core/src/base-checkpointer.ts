@@ -16,6 +16,16 @@ import {
   type PruneBounds,
 } from './validation.js';
 
+/**
+ * What a storage operation returns: a promise, or the value itself when the backend answers without waiting
+ * (SQLite and memory do). A plain value skips a microtask tick per call, a tenth of a fast `get`.
+ */
+export type Awaitable<T> = T | Promise<T>;
+
+function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 /** Options every backend built on `BaseCheckpointer` accepts. */
 export interface BaseCheckpointerOptions {
   /** How state and interrupt payloads become text. @default jsonSerializer */
@@ -32,6 +42,8 @@ export abstract class BaseCheckpointer implements Checkpointer {
   protected abstract readonly backend: string;
   protected readonly serializer: Serializer;
   #ready: Promise<void> | undefined;
+  /** Set once setup has succeeded, so later calls skip waiting on it (an await costs a tick per call). */
+  #isSetUp = false;
   #closed = false;
 
   constructor(options: BaseCheckpointerOptions = {}) {
@@ -44,20 +56,20 @@ export abstract class BaseCheckpointer implements Checkpointer {
    * Stores `record`. With `ifRevision`, writes only when the stored revision equals it (0: nothing stored)
    * and otherwise throws `CheckpointConflict` without changing anything. Resolves with the new revision.
    */
-  protected abstract writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number>;
+  protected abstract writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Awaitable<number>;
   /** The record at `step`, or the highest step when `step` is undefined. */
   protected abstract readRecord(
     thread: string,
     step: number | undefined,
-  ): Promise<CheckpointRecord | undefined>;
+  ): Awaitable<CheckpointRecord | undefined>;
   /** Records newest step first, with `step < beforeStep` when given, at most `limit` when given. */
-  protected abstract readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]>;
+  protected abstract readRecords(thread: string, opts: ListOptions): Awaitable<CheckpointRecord[]>;
   /** Thread summaries in code-point order of id, after `after`, filtered by `status`, at most `limit`. */
-  protected abstract readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]>;
+  protected abstract readThreads(opts: ListThreadsOptions): Awaitable<ThreadInfo[]>;
   /** Removes a whole thread; resolves with the number of checkpoints removed. */
-  protected abstract removeThread(thread: string): Promise<number>;
+  protected abstract removeThread(thread: string): Awaitable<number>;
   /** Removes checkpoints meeting every given bound, never the thread's latest; resolves with the count. */
-  protected abstract removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number>;
+  protected abstract removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Awaitable<number>;
   /** Releases connections and handles this instance opened. */
   protected abstract release(): Promise<void>;
 
@@ -69,11 +81,16 @@ export abstract class BaseCheckpointer implements Checkpointer {
   setup(): Promise<void> {
     if (this.#closed) return Promise.reject(this.closedError());
     if (this.#ready === undefined) {
-      this.#ready = this.run('setup', undefined, () => this.initialize());
+      this.#ready = (async () => this.run('setup', undefined, () => this.initialize()))();
       // A failed setup (say, the server was down) is tried again by the next call.
-      this.#ready.catch(() => {
-        this.#ready = undefined;
-      });
+      this.#ready.then(
+        () => {
+          this.#isSetUp = true;
+        },
+        () => {
+          this.#ready = undefined;
+        },
+      );
     }
     return this.#ready;
   }
@@ -83,43 +100,46 @@ export abstract class BaseCheckpointer implements Checkpointer {
     const ifRevision = opts?.ifRevision;
     assertIfRevision(ifRevision);
     const record = encodeRecord(checked, this.serializer, this.backend);
-    await this.setup();
-    const revision = await this.run('put', checked.thread, () => this.writeRecord(record, ifRevision));
+    if (!this.#isSetUp) await this.setup();
+    const written = this.run('put', checked.thread, () => this.writeRecord(record, ifRevision));
+    const revision = isPromise(written) ? await written : written;
     return checked.with({ ts: record.ts, revision });
   }
 
   async get(thread: string, step?: number): Promise<Checkpoint | undefined> {
     assertThreadId(thread);
     if (step !== undefined) assertStep(step);
-    await this.setup();
-    const record = await this.run('get', thread, () => this.readRecord(thread, step));
+    if (!this.#isSetUp) await this.setup();
+    const found = this.run('get', thread, () => this.readRecord(thread, step));
+    const record = isPromise(found) ? await found : found;
     return record && this.decode(record);
   }
 
   async list(thread: string, opts?: ListOptions): Promise<Checkpoint[]> {
     assertThreadId(thread);
     assertListOptions(opts);
-    await this.setup();
-    const records = await this.run('list', thread, () => this.readRecords(thread, opts ?? {}));
+    if (!this.#isSetUp) await this.setup();
+    const found = this.run('list', thread, () => this.readRecords(thread, opts ?? {}));
+    const records = isPromise(found) ? await found : found;
     return records.map((r) => this.decode(r));
   }
 
   async listThreads(opts?: ListThreadsOptions): Promise<ThreadInfo[]> {
     assertListThreadsOptions(opts);
-    await this.setup();
+    if (!this.#isSetUp) await this.setup();
     return this.run('listThreads', undefined, () => this.readThreads(opts ?? {}));
   }
 
   async deleteThread(thread: string): Promise<number> {
     assertThreadId(thread);
-    await this.setup();
+    if (!this.#isSetUp) await this.setup();
     return this.run('deleteThread', thread, () => this.removeThread(thread));
   }
 
   async prune(thread: string, bounds: PruneBounds): Promise<number> {
     assertThreadId(thread);
     const normalized = normalizePruneBounds(bounds);
-    await this.setup();
+    if (!this.#isSetUp) await this.setup();
     return this.run('prune', thread, () => this.removeCheckpoints(thread, normalized));
   }
 
@@ -135,23 +155,36 @@ export abstract class BaseCheckpointer implements Checkpointer {
   }
 
   private decode(record: CheckpointRecord): Checkpoint {
-    return decodeRecord(record, this.serializer, this.locate(record.thread, record.step), this.backend);
+    const location = () => this.locate(record.thread, record.step);
+    return decodeRecord(record, this.serializer, location, this.backend);
   }
 
   private closedError(): StorageError {
     return new StorageError(`${prefix(this.backend)}the checkpointer is closed`);
   }
 
-  /** Runs a storage operation; anything that is not already a FlowError becomes a `StorageError` with `cause`. */
-  private async run<T>(op: string, thread: string | undefined, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a storage operation. Anything it throws or rejects with that is not already a FlowError becomes a
+   * `StorageError` with `cause`. A plain (synchronous) result is returned as it is, not wrapped in a promise.
+   */
+  private run<T>(op: string, thread: string | undefined, fn: () => Awaitable<T>): Awaitable<T> {
     if (this.#closed && op !== 'close') throw this.closedError();
+    let result: Awaitable<T>;
     try {
-      return await fn();
+      result = fn();
     } catch (error) {
-      if (isFlowError(error)) throw error;
-      const where = thread === undefined ? '' : ` on thread ${JSON.stringify(thread)}`;
-      const detail = error instanceof Error ? error.message : String(error);
-      throw new StorageError(`${prefix(this.backend)}${op} failed${where}: ${detail}`, { cause: error });
+      throw this.storageError(op, thread, error);
     }
+    if (!isPromise(result)) return result;
+    return result.then(undefined, (error: unknown) => {
+      throw this.storageError(op, thread, error);
+    });
+  }
+
+  private storageError(op: string, thread: string | undefined, error: unknown): unknown {
+    if (isFlowError(error)) return error;
+    const where = thread === undefined ? '' : ` on thread ${JSON.stringify(thread)}`;
+    const detail = error instanceof Error ? error.message : String(error);
+    return new StorageError(`${prefix(this.backend)}${op} failed${where}: ${detail}`, { cause: error });
   }
 }

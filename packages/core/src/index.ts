@@ -1,4 +1,4 @@
-export { BaseCheckpointer, type BaseCheckpointerOptions } from './base-checkpointer.js';
+export { type Awaitable, BaseCheckpointer, type BaseCheckpointerOptions } from './base-checkpointer.js';
 export { Checkpoint, type CheckpointInit, type ThreadInfo } from './checkpoint.js';
 export type { Checkpointer, PutOptions } from './checkpointer.js';
 export {
@@ -11,7 +11,13 @@ export {
   SerializationError,
   StorageError,
 } from './errors.js';
-export { type CheckpointRecord, decodeRecord, encodeRecord, redactDecodeError } from './record.js';
+export {
+  type CheckpointRecord,
+  decodeRecord,
+  encodeRecord,
+  type RecordLocation,
+  redactDecodeError,
+} from './record.js';
 export { createRedactor, type Redactor } from './redactor.js';
 export { fromJsonValue, jsonSerializer, type Serializer, toJsonValue } from './serializer.js';
 export { compareThreadIds } from './thread-order.js';

@@ -74,30 +74,38 @@ export function redactDecodeError(error: unknown, field: string): Error {
   return copy;
 }
 
+/** Where a record lives: the text, or a function that builds it only when an error needs it. */
+export type RecordLocation = string | (() => string);
+
+function where(location: RecordLocation): string {
+  return typeof location === 'string' ? location : location();
+}
+
 function deserializeField(
   serializer: Serializer,
   text: string,
   field: string,
-  location: string,
+  location: RecordLocation,
   backend?: string,
 ) {
   try {
     return serializer.deserialize(text);
   } catch (error) {
     const redacted = redactDecodeError(error, field);
-    throw new CorruptCheckpointError(location, redacted.message, { cause: redacted, backend });
+    throw new CorruptCheckpointError(where(location), redacted.message, { cause: redacted, backend });
   }
 }
 
 /**
  * Rebuilds a `Checkpoint` from a stored record. Anything unreadable becomes a `CorruptCheckpointError`
- * naming `location` (a file path or key), so one bad entry never hides the others. Its message and cause
+ * naming `location` (a file path or key; pass a function to build it only on failure), so one bad entry never
+ * hides the others. Its message and cause
  * never quote the stored state or payload (see `redactDecodeError`).
  */
 export function decodeRecord(
   record: CheckpointRecord,
   serializer: Serializer,
-  location: string,
+  location: RecordLocation,
   backend?: string,
 ): Checkpoint {
   const state = deserializeField(serializer, record.state, 'state', location, backend);
@@ -122,6 +130,6 @@ export function decodeRecord(
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new CorruptCheckpointError(location, detail, { cause: error, backend });
+    throw new CorruptCheckpointError(where(location), detail, { cause: error, backend });
   }
 }

@@ -17,8 +17,24 @@ const TAG = '$flow';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-function fail(path: string, what: string): never {
-  throw new SerializationError(`cannot serialize ${what} at ${path}`);
+/**
+ * Where the walk is, for error messages. The first walk over a value runs without one (`undefined`): it
+ * builds no path strings and tracks no ancestors, since nearly every state is plain data. When it throws, the
+ * value is walked again with a `Trail`, which names the path of the culprit and tells a cycle from a deep value.
+ */
+interface Trail {
+  path: string;
+  /** The objects on the current path: a repeat is a cycle (shared references are fine). */
+  ancestors: Set<object>;
+}
+
+function fail(trail: Trail | undefined, what: string): never {
+  throw new SerializationError(`cannot serialize ${what}${trail ? ` at ${trail.path}` : ''}`);
+}
+
+/** The trail one level down. Callers write `trail && below(trail, ...)` so the quick walk builds no strings. */
+function below(trail: Trail, step: string): Trail {
+  return { path: trail.path + step, ancestors: trail.ancestors };
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -35,18 +51,18 @@ function encodeString(value: string): unknown {
   return value;
 }
 
-function needsObjectTag(obj: object): boolean {
-  if (Object.hasOwn(obj, TAG)) return true;
-  for (const key in obj) if (key.includes('\u0000') || !key.isWellFormed()) return true;
+function needsObjectTag(keys: readonly string[]): boolean {
+  for (const key of keys) {
+    if (key === TAG || key.includes('\u0000') || !key.isWellFormed()) return true;
+  }
   return false;
 }
 
 /**
  * Encodes a value into plain JSON, tagging what JSON cannot hold. Returns the input itself when nothing
  * beneath it needs changing, so plain JSON states are walked but not copied.
- * `ancestors` holds the objects on the current path: a repeat there is a cycle (shared references are fine).
  */
-function encode(value: unknown, path: string, ancestors: Set<object>): unknown {
+function encode(value: unknown, trail: Trail | undefined): unknown {
   switch (typeof value) {
     case 'string':
       return encodeString(value);
@@ -60,58 +76,60 @@ function encode(value: unknown, path: string, ancestors: Set<object>): unknown {
     case 'bigint':
       return { [TAG]: 'bigint', v: value.toString() };
     case 'function':
-      return fail(path, 'a function');
+      return fail(trail, 'a function');
     case 'symbol':
-      return fail(path, 'a symbol');
+      return fail(trail, 'a symbol');
   }
   if (value === null) return null;
   const obj = value as object;
-  if (ancestors.has(obj)) fail(path, 'a cycle (the value contains itself)');
+  if (trail === undefined) return encodeObject(obj, undefined);
+  if (trail.ancestors.has(obj)) fail(trail, 'a cycle (the value contains itself)');
+  trail.ancestors.add(obj);
+  try {
+    return encodeObject(obj, trail);
+  } finally {
+    trail.ancestors.delete(obj);
+  }
+}
+
+function encodeObject(obj: object, trail: Trail | undefined): unknown {
+  if (Array.isArray(obj)) return encodeArray(obj, trail);
+  const proto = Object.getPrototypeOf(obj);
+  if (proto === Object.prototype || proto === null)
+    return encodeFields(obj as Record<string, unknown>, false, trail);
   if (obj instanceof Date) {
     const t = obj.getTime();
     return { [TAG]: 'date', v: Number.isNaN(t) ? null : obj.toISOString() };
   }
   if (obj instanceof Uint8Array) return { [TAG]: 'bytes', v: toBase64(obj) };
   if (ArrayBuffer.isView(obj) || obj instanceof ArrayBuffer)
-    fail(path, `a ${obj.constructor.name} (only Uint8Array is supported)`);
+    fail(trail, `a ${obj.constructor.name} (only Uint8Array is supported)`);
   if (obj instanceof Promise || obj instanceof WeakMap || obj instanceof WeakSet || obj instanceof RegExp) {
-    fail(path, `a ${obj.constructor.name}`);
+    fail(trail, `a ${obj.constructor.name}`);
   }
-  ancestors.add(obj);
-  try {
-    if (Array.isArray(obj)) return encodeArray(obj, path, ancestors);
-    if (obj instanceof Map) {
-      let i = 0;
-      const entries: unknown[] = [];
-      for (const [k, v] of obj) {
-        entries.push([
-          encode(k, `${path}<key ${i}>`, ancestors),
-          encode(v, `${path}<value ${i}>`, ancestors),
-        ]);
-        i++;
-      }
-      return { [TAG]: 'map', v: entries };
+  if (obj instanceof Map) {
+    let i = 0;
+    const entries: unknown[] = [];
+    for (const [k, v] of obj) {
+      entries.push([
+        encode(k, trail && below(trail, `<key ${i}>`)),
+        encode(v, trail && below(trail, `<value ${i}>`)),
+      ]);
+      i++;
     }
-    if (obj instanceof Set) {
-      let i = 0;
-      const items: unknown[] = [];
-      for (const v of obj) items.push(encode(v, `${path}<item ${i++}>`, ancestors));
-      return { [TAG]: 'set', v: items };
-    }
-    if (Object.getOwnPropertySymbols(obj).some((s) => Object.prototype.propertyIsEnumerable.call(obj, s))) {
-      fail(path, 'an object with symbol keys');
-    }
-    if (needsObjectTag(obj)) {
-      const entries: unknown[] = [];
-      for (const [k, v] of Object.entries(obj)) {
-        entries.push([encode(k, `${path}<key>`, ancestors), encode(v, `${path}.${k}`, ancestors)]);
-      }
-      return { [TAG]: 'obj', v: entries };
-    }
-    return encodePlainObject(obj as Record<string, unknown>, path, ancestors);
-  } finally {
-    ancestors.delete(obj);
+    return { [TAG]: 'map', v: entries };
   }
+  if (obj instanceof Set) {
+    let i = 0;
+    const items: unknown[] = [];
+    for (const v of obj) {
+      items.push(encode(v, trail && below(trail, `<item ${i}>`)));
+      i++;
+    }
+    return { [TAG]: 'set', v: items };
+  }
+  // A class instance (not a plain object) is stored by its own enumerable fields, as JSON does.
+  return encodeFields(obj as Record<string, unknown>, true, trail);
 }
 
 /** Sets a key on a fresh object; `__proto__` becomes an own field instead of changing the prototype. */
@@ -121,27 +139,38 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-function encodeArray(arr: unknown[], path: string, ancestors: Set<object>): unknown[] {
+function encodeArray(arr: unknown[], trail: Trail | undefined): unknown[] {
   let out: unknown[] | undefined;
   for (let i = 0; i < arr.length; i++) {
     const item = arr[i];
-    const enc = encode(item, `${path}[${i}]`, ancestors);
+    const enc = encode(item, trail && below(trail, `[${i}]`));
     if (out === undefined && enc !== item) out = arr.slice(0, i);
     if (out !== undefined) out.push(enc);
   }
   return out ?? arr;
 }
 
-function encodePlainObject(obj: Record<string, unknown>, path: string, ancestors: Set<object>): object {
-  let out: Record<string, unknown> | undefined;
+function encodeFields(obj: Record<string, unknown>, copy: boolean, trail: Trail | undefined): unknown {
+  const symbols = Object.getOwnPropertySymbols(obj);
+  if (symbols.length > 0 && symbols.some((s) => Object.prototype.propertyIsEnumerable.call(obj, s))) {
+    fail(trail, 'an object with symbol keys');
+  }
   const keys = Object.keys(obj);
-  // A class instance (not a plain object) is stored by its own enumerable fields, as JSON does.
-  const proto = Object.getPrototypeOf(obj);
-  if (proto !== Object.prototype && proto !== null) out = {};
+  if (needsObjectTag(keys)) {
+    const entries: unknown[] = [];
+    for (const key of keys) {
+      entries.push([
+        encode(key, trail && below(trail, '<key>')),
+        encode(obj[key], trail && below(trail, `.${key}`)),
+      ]);
+    }
+    return { [TAG]: 'obj', v: entries };
+  }
+  let out: Record<string, unknown> | undefined = copy ? {} : undefined;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const item = obj[key];
-    const enc = encode(item, `${path}.${key}`, ancestors);
+    const enc = encode(item, trail && below(trail, `.${key}`));
     if (out === undefined && enc !== item) {
       out = {};
       for (let j = 0; j < i; j++) setKey(out, keys[j]!, obj[keys[j]!]);
@@ -200,7 +229,13 @@ function decode(value: unknown): unknown {
  */
 export function toJsonValue(value: unknown, root = 'state'): Json {
   try {
-    return encode(value, root, new Set()) as Json;
+    return encode(value, undefined) as Json;
+  } catch {
+    // Something is unsupported, cyclic (the quick walk recursed until the stack ran out) or too deep.
+    // Walking again with a trail finds which, and where.
+  }
+  try {
+    return encode(value, { path: root, ancestors: new Set() }) as Json;
   } catch (error) {
     // Encoding recurses once per level: a value nested deeper than the stack allows overflows it.
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
@@ -230,8 +265,11 @@ export const jsonSerializer: Serializer = {
     return JSON.stringify(toJsonValue(value));
   },
   deserialize(text: string): unknown {
+    if (text === 'null') return null; // the usual interrupt payload
     const parsed: unknown = JSON.parse(text);
-    // Fast path: no tag anywhere in the text means there is nothing to decode.
-    return text.includes(`"${TAG}"`) ? decode(parsed) : parsed;
+    // Fast path: no tag anywhere in the text means there is nothing to decode. The search is for `$flow`,
+    // not `"$flow"`: V8 finds a pattern by its first character, and `$` is rare in JSON where `"` is not
+    // (0.06 µs against 1.5 µs on 2 KB). A `$flow` that is not a tag only costs a walk that changes nothing.
+    return text.includes(TAG) ? decode(parsed) : parsed;
   },
 };

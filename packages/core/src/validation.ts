@@ -107,8 +107,47 @@ export interface NormalizedPruneBounds {
   olderThan?: string;
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** `Date#toISOString()`'s form for years 0–9999: `YYYY-MM-DDTHH:MM:SS.sssZ`; `d` marks a digit. */
+const CANONICAL_SHAPE = 'dddd-dd-ddTdd:dd:dd.dddZ';
+
+/** The number written by the digits at `text[from..to)` (the shape check has made sure they are digits). */
+function digits(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + text.charCodeAt(i) - 48;
+  return n;
+}
+
+/**
+ * Whether `text` is already what `Date#toISOString()` would print for it, checked without building a `Date`
+ * or running a regex: every stored checkpoint's `ts` passes through the `Checkpoint` constructor on read, and
+ * the parse-and-format round trip cost a tenth of a fast `get`.
+ */
+function isCanonicalTimestamp(text: string): boolean {
+  if (text.length !== CANONICAL_SHAPE.length) return false;
+  for (let i = 0; i < CANONICAL_SHAPE.length; i++) {
+    const want = CANONICAL_SHAPE.charCodeAt(i);
+    const code = text.charCodeAt(i);
+    if (want === 100 /* d */ ? code < 48 || code > 57 : code !== want) return false;
+  }
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const monthDays = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  return (
+    monthDays !== undefined &&
+    day >= 1 &&
+    day <= monthDays &&
+    digits(text, 11, 13) < 24 &&
+    digits(text, 14, 16) < 60 &&
+    digits(text, 17, 19) < 60
+  );
+}
+
 /** Parses a timestamp (Date or ISO-8601 string) into `toISOString()` form, or throws `InvalidArgumentError`. */
 export function normalizeTimestamp(value: unknown, what: string): string {
+  if (typeof value === 'string' && isCanonicalTimestamp(value)) return value;
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
     throw new InvalidArgumentError(`${what} must be a valid Date or ISO-8601 string, got ${describe(value)}`);

@@ -91,7 +91,39 @@ describe('jsonSerializer', () => {
   it('rejects a cycle', () => {
     const a: Record<string, unknown> = { x: 1 };
     a.self = { back: a };
-    expect(() => jsonSerializer.serialize(a)).toThrow(/cycle/);
+    expect(() => jsonSerializer.serialize(a)).toThrow(
+      /cycle \(the value contains itself\) at state\.self\.back$/,
+    );
+  });
+
+  // The first walk builds no paths and tracks no ancestors; a failure is walked again to name its place.
+  it.each([
+    [
+      'a cycle through a Map and an array',
+      () => {
+        const list: unknown[] = [];
+        list.push(new Map([['k', list]]));
+        return { list };
+      },
+      /cycle .* at state\.list\[0\]<value 0>$/,
+    ],
+    [
+      'an enumerable symbol key',
+      () => ({ deep: [{ [Symbol('k')]: 1 }] }),
+      /symbol keys at state\.deep\[0\]$/,
+    ],
+    ['a function in a Set', () => ({ s: new Set([1, () => 2]) }), /function at state\.s<item 1>$/],
+    [
+      'a WeakMap in a class instance',
+      () => ({
+        c: new (class {
+          w = new WeakMap();
+        })(),
+      }),
+      /WeakMap at state\.c\.w$/,
+    ],
+  ])('names the place of %s', (_what, make, message) => {
+    expect(() => jsonSerializer.serialize(make())).toThrow(message);
   });
 });
 
