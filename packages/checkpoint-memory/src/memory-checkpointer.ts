@@ -45,8 +45,9 @@ export class MemoryCheckpointer extends BaseCheckpointer {
 
   protected async initialize(): Promise<void> {}
 
-  // No await before the Map updates: each write is one synchronous step, so concurrent puts cannot interleave.
-  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+  // Synchronous, like every storage operation here: each write is one step, so concurrent puts cannot
+  // interleave, and a plain return value costs no promise (see `Awaitable` in @flow/core).
+  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): number {
     const entry = this.#threads.get(record.thread);
     const actual = entry?.steps.get(record.step)?.revision ?? 0;
     if (ifRevision !== undefined && ifRevision !== actual) {
@@ -69,15 +70,12 @@ export class MemoryCheckpointer extends BaseCheckpointer {
     return stored.revision;
   }
 
-  protected async readRecord(
-    thread: string,
-    step: number | undefined,
-  ): Promise<CheckpointRecord | undefined> {
+  protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
     const entry = this.#threads.get(thread);
     return step === undefined ? entry?.latest : entry?.steps.get(step);
   }
 
-  protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
+  protected readRecords(thread: string, opts: ListOptions): CheckpointRecord[] {
     const entry = this.#threads.get(thread);
     if (entry === undefined) return [];
     const { beforeStep, limit } = opts;
@@ -87,7 +85,7 @@ export class MemoryCheckpointer extends BaseCheckpointer {
     return limit === undefined ? records : records.slice(0, limit);
   }
 
-  protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
+  protected readThreads(opts: ListThreadsOptions): ThreadInfo[] {
     const ids = this.sortedIds();
     const limit = opts.limit ?? Number.POSITIVE_INFINITY;
     const out: ThreadInfo[] = [];
@@ -99,7 +97,7 @@ export class MemoryCheckpointer extends BaseCheckpointer {
     return out;
   }
 
-  protected async removeThread(thread: string): Promise<number> {
+  protected removeThread(thread: string): number {
     const entry = this.#threads.get(thread);
     if (entry === undefined) return 0;
     this.#threads.delete(thread);
@@ -107,7 +105,7 @@ export class MemoryCheckpointer extends BaseCheckpointer {
     return entry.steps.size;
   }
 
-  protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+  protected removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): number {
     const entry = this.#threads.get(thread);
     if (entry === undefined) return 0;
     const { beforeStep } = bounds;
