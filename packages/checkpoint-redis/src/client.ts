@@ -12,6 +12,16 @@ export interface RedisClient {
   evalsha(sha: string, numKeys: number, ...args: RedisArg[]): Promise<unknown>;
   eval(script: string, numKeys: number, ...args: RedisArg[]): Promise<unknown>;
   script(subcommand: 'LOAD', script: string): Promise<unknown>;
+  multi(): RedisTransaction;
+}
+
+/** The part of an ioredis `multi()` the checkpointer calls: commands queued, then sent with EXEC. */
+export interface RedisTransaction {
+  set(key: string, value: string): RedisTransaction;
+  evalsha(sha: string, numKeys: number, ...args: RedisArg[]): RedisTransaction;
+  eval(script: string, numKeys: number, ...args: RedisArg[]): RedisTransaction;
+  /** One `[error, reply]` per command, or `null` when the transaction was aborted. */
+  exec(): Promise<[Error | null, unknown][] | null>;
 }
 
 /**
@@ -74,7 +84,12 @@ export function explainFailure(client: object, error: unknown): unknown {
 /** Checks that `value` looks like a single-node ioredis client. */
 export function assertClient(value: unknown): asserts value is RedisClient {
   const c = value as Partial<RedisClient> & { isCluster?: unknown };
-  if (typeof value !== 'object' || value === null || typeof c.evalsha !== 'function') {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof c.evalsha !== 'function' ||
+    typeof c.multi !== 'function'
+  ) {
     throw new InvalidArgumentError('RedisCheckpointer needs a redis:// URL or an ioredis client');
   }
   if (c.isCluster === true) {

@@ -22,11 +22,12 @@ import {
 } from './client.js';
 import { decodeRow, decodeThread, encodeMeta, groups, statusOf, UnreadableEntry } from './codec.js';
 import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
-import { runScript } from './run-script.js';
+import { runScript, runScriptAfterSet } from './run-script.js';
 import { DELETE, INIT, type LuaScript, PRUNE, PUT, READ, SCRIPTS, THREADS } from './scripts.js';
 
 /** The layout version `setup()` records under a prefix. */
-const FORMAT_VERSION = '1';
+// 2: states moved from the checkpoints hash to keys of their own (keys.ts).
+const FORMAT_VERSION = '2';
 
 /** Options of `RedisCheckpointer`. */
 export interface RedisCheckpointerOptions extends BaseCheckpointerOptions {
@@ -39,8 +40,8 @@ export interface RedisCheckpointerOptions extends BaseCheckpointerOptions {
 }
 
 /**
- * Checkpoints in Redis through ioredis. Every write is one Lua script call (one round trip), so conditional
- * puts are atomic across processes; `listThreads` pages through sorted-set indexes without reading state.
+ * Checkpoints in Redis through ioredis. Every write is one Lua script call (a put's runs in one MULTI with the
+ * SET of its state: still one round trip), so conditional puts are atomic across processes; `listThreads` pages through sorted-set indexes without reading state.
  * Redis is durable only with AOF or RDB persistence configured: see the README.
  *
  * @example
@@ -105,16 +106,19 @@ export class RedisCheckpointer extends BaseCheckpointer {
   }
 
   protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
-    const reply = (await this.call(
+    const keys = this.#keys;
+    const thread = record.thread;
+    const reply = (await runScriptAfterSet(
+      this.client,
+      [keys.incoming(thread), record.state],
       PUT,
-      [...threadKeys(this.#keys, record.thread), ...indexKeys(this.#keys)],
+      [...threadKeys(keys, thread), ...indexKeys(keys), keys.state(thread, record.step)],
       [
-        record.thread,
+        thread,
         record.step,
         ifRevision ?? '',
         Date.parse(record.ts),
         encodeMeta(record),
-        record.state,
         record.interruptPayload,
         statusOf(record),
         record.ts,
@@ -162,13 +166,14 @@ export class RedisCheckpointer extends BaseCheckpointer {
 
   protected async removeThread(thread: string): Promise<number> {
     const keys = [...threadKeys(this.#keys, thread), ...indexKeys(this.#keys)];
-    return Number(await this.call(DELETE, keys, [thread]));
+    return Number(await this.call(DELETE, keys, [thread, this.#keys.statePrefix]));
   }
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
     const [checkpoints, steps] = threadKeys(this.#keys, thread);
     const olderThan = bounds.olderThan === undefined ? '' : Date.parse(bounds.olderThan);
-    return Number(await this.call(PRUNE, [checkpoints, steps], [bounds.beforeStep ?? '', olderThan]));
+    const args = [bounds.beforeStep ?? '', olderThan, this.#keys.statePrefix, thread];
+    return Number(await this.call(PRUNE, [checkpoints, steps], args));
   }
 
   protected async release(): Promise<void> {
@@ -192,7 +197,11 @@ export class RedisCheckpointer extends BaseCheckpointer {
     limit: number,
   ): Promise<CheckpointRecord[]> {
     const [checkpoints, steps] = threadKeys(this.#keys, thread);
-    const reply = await this.call(READ, [checkpoints, steps], [max, min, limit]);
+    const reply = await this.call(
+      READ,
+      [checkpoints, steps],
+      [max, min, limit, this.#keys.statePrefix, thread],
+    );
     return groups(reply, 5).map((row) => {
       try {
         return decodeRow(thread, row);

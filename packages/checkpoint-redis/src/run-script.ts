@@ -24,3 +24,36 @@ export async function runScript(
     });
   }
 }
+
+/**
+ * Runs `script` in one MULTI right after `SET key value`: one round trip, and no other client's command can
+ * run between the two. The script takes the value from `key`, so a large value never passes through Lua.
+ * NOSCRIPT is handled as in `runScript` (the SET is simply made again).
+ */
+export async function runScriptAfterSet(
+  client: RedisClient,
+  [key, value]: readonly [string, string],
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly RedisArg[],
+): Promise<unknown> {
+  const attempt = async (byHash: boolean): Promise<unknown> => {
+    const tx = client.multi().set(key, value);
+    if (byHash) tx.evalsha(script.sha, keys.length, ...keys, ...args);
+    else tx.eval(script.body, keys.length, ...keys, ...args);
+    const replies = await tx.exec();
+    if (replies === null) throw new Error('the MULTI transaction was aborted');
+    const [[setError], [scriptError, reply]] = replies as [[Error | null], [Error | null, unknown]];
+    if (setError) throw setError;
+    if (scriptError) throw scriptError;
+    return reply;
+  };
+  try {
+    return await attempt(true);
+  } catch (error) {
+    if (!isNoScript(error)) throw explainFailure(client, error);
+    return attempt(false).catch((e: unknown) => {
+      throw explainFailure(client, e);
+    });
+  }
+}

@@ -12,13 +12,15 @@ function lua(name: string, body: string): LuaScript {
   return { name, body, sha: createHash('sha1').update(body).digest('hex') };
 }
 
-// Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:s state,
-// N:p interrupt payload. Index keys always come as KEYS[4..7] = all, running, interrupted, done.
+// Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:p interrupt
+// payload; its state is the key `<prefix>:st|N|<thread>` (see keys.ts). Thread keys always come first as
+// KEYS[1..4] = checkpoints, steps, head, incoming; index keys as KEYS[5..8] = all, running, interrupted, done.
 
 /**
- * put: the revision check, the write, the summary and the thread index, in one atomic call.
- * KEYS: checkpoints, steps, head, idx all, idx running, idx interrupted, idx done.
- * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, state, payload, status, ts.
+ * put: the revision check, the write, the summary and the thread index, in one atomic call. It runs in a
+ * MULTI right after `SET incoming <state>`, and moves that key into place (or deletes it on a conflict).
+ * KEYS: checkpoints, steps, head, incoming, the four indexes, the step's state key.
+ * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status, ts.
  * Returns {1, new revision} or {0, stored revision} on conflict (nothing written).
  */
 export const PUT = lua(
@@ -27,32 +29,37 @@ export const PUT = lua(
 local rfield = step .. ':r'
 local current = tonumber(redis.call('HGET', KEYS[1], rfield) or '0')
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then
+  redis.call('DEL', KEYS[4])
   return {0, current}
 end
 -- Every read before the first write: Redis does not roll back a script that fails half-way.
+if redis.call('EXISTS', KEYS[4]) == 0 then
+  return redis.error_reply('ERR the state of this put did not arrive (its SET failed)')
+end
 local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
 local previous = redis.call('HGET', KEYS[3], 'status')
 local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
-redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':s', ARGV[6], step .. ':p', ARGV[7])
+redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6])
+redis.call('RENAME', KEYS[4], KEYS[9])
 redis.call('ZADD', KEYS[2], step, step)
 if not latest or tonumber(step) >= tonumber(latest) then
-  local status_key = {running = 5, interrupted = 6, done = 7}
-  local status = ARGV[8]
-  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[9])
+  local status_key = {running = 6, interrupted = 7, done = 8}
+  local status = ARGV[7]
+  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[8])
   if previous ~= status then
     if previous and status_key[previous] then
       redis.call('ZREM', KEYS[status_key[previous]], ARGV[1])
     end
     redis.call('ZADD', KEYS[status_key[status]], 0, ARGV[1])
   end
-  redis.call('ZADD', KEYS[4], 0, ARGV[1])
+  redis.call('ZADD', KEYS[5], 0, ARGV[1])
 end
 return {1, revision}`,
 );
 
 /**
  * get and list: steps newest first within [min, max], at most `limit` (-1: all), with their fields.
- * KEYS: checkpoints, steps. ARGV: max, min, limit.
+ * KEYS: checkpoints, steps. ARGV: max, min, limit, state key prefix, thread.
  * Returns a flat array of (step, revision, meta, state, payload) groups.
  */
 export const READ = lua(
@@ -60,9 +67,12 @@ export const READ = lua(
   `local steps = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
 local out = {}
 for _, step in ipairs(steps) do
-  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':s', step .. ':p')
+  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':p')
   out[#out + 1] = step
-  for i = 1, 4 do out[#out + 1] = f[i] end
+  out[#out + 1] = f[1]
+  out[#out + 1] = f[2]
+  out[#out + 1] = redis.call('GET', ARGV[4] .. step .. '|' .. ARGV[5])
+  out[#out + 1] = f[3]
 end
 return out`,
 );
@@ -85,21 +95,23 @@ return out`,
 );
 
 /**
- * deleteThread: drops the thread's keys and index entries. KEYS: checkpoints, steps, head, the four indexes.
- * ARGV: thread. Returns how many checkpoints there were.
+ * deleteThread: drops the thread's keys, its states and its index entries.
+ * KEYS: checkpoints, steps, head, incoming, the four indexes. ARGV: thread, state key prefix.
+ * Returns how many checkpoints there were.
  */
 export const DELETE = lua(
   'delete',
-  `local n = redis.call('ZCARD', KEYS[2])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-for i = 4, 7 do redis.call('ZREM', KEYS[i], ARGV[1]) end
-return n`,
+  `local steps = redis.call('ZRANGE', KEYS[2], 0, -1)
+for _, step in ipairs(steps) do redis.call('DEL', ARGV[2] .. step .. '|' .. ARGV[1]) end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+for i = 5, 8 do redis.call('ZREM', KEYS[i], ARGV[1]) end
+return #steps`,
 );
 
 /**
  * prune: removes steps below `beforeStep` and/or older than `olderThan` (both: AND), never the latest.
- * KEYS: checkpoints, steps. ARGV: beforeStep ('' = none), olderThan epoch ms ('' = none).
- * Returns how many it removed. The summary needs no change: the latest checkpoint stays.
+ * KEYS: checkpoints, steps. ARGV: beforeStep ('' = none), olderThan epoch ms ('' = none), state key prefix,
+ * thread. Returns how many it removed. The summary needs no change: the latest checkpoint stays.
  */
 export const PRUNE = lua(
   'prune',
@@ -116,7 +128,8 @@ for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
     remove = t ~= nil and t < older
   end
   if remove then
-    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':s', step .. ':p')
+    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':p')
+    redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[4])
     redis.call('ZREM', KEYS[2], step)
     removed = removed + 1
   end

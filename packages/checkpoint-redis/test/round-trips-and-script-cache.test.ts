@@ -31,10 +31,26 @@ function watched() {
 describe('round trips (counted with MONITOR)', () => {
   const { prefix, cp, during } = watched();
 
+  // A put's state travels by SET, not as a script argument (Redis copies those into Lua: keys.ts), in the
+  // same MULTI as the script: one request, and nothing runs between the two.
   it.each([
     ['an unconditional put', () => cp.put(at('t', 0))],
     ['a conditional put', () => cp.put(at('t', 1), { ifRevision: 0 })],
     ['a conflicting put', () => cp.put(at('t', 1), { ifRevision: 0 }).catch(() => undefined)],
+  ])('%s is one MULTI: SET of the state, then EVALSHA', async (_, op) => {
+    const { sent } = await during(op);
+    expect(sent.map((s) => s.args[0])).toEqual(['multi', 'set', 'evalsha', 'exec']);
+    expect(sent[1]?.args[1]).toBe(`${prefix}:in|t`);
+  });
+
+  it('a conflicting put leaves no staged state behind', async () => {
+    await cp.put(at('w', 0));
+    await expect(cp.put(at('w', 0), { ifRevision: 0 })).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
+    expect(await plainClient().exists(`${prefix}:in|w`)).toBe(0);
+    expect(await plainClient().exists(`${prefix}:st|0|w`)).toBe(1);
+  });
+
+  it.each([
     ['get (latest)', () => cp.get('t')],
     ['get (a step)', () => cp.get('t', 0)],
     ['list', () => cp.list('t', { beforeStep: 5, limit: 10 })],
@@ -48,10 +64,14 @@ describe('round trips (counted with MONITOR)', () => {
 
   it('a put checks the revision, writes, and updates summary and index inside that one call', async () => {
     const { sent, lua } = await during(() => cp.put(at('u', 0, [])));
-    expect(sent).toHaveLength(1);
+    expect(sent.filter((s) => s.args[0] === 'evalsha')).toHaveLength(1);
     expect(lua.map((s) => String(s.args[0]).toLowerCase())).toEqual(
-      expect.arrayContaining(['hget', 'hincrby', 'hset', 'zadd']),
+      expect.arrayContaining(['hget', 'hincrby', 'hset', 'rename', 'zadd']),
     );
+    expect(lua.find((s) => String(s.args[0]).toLowerCase() === 'rename')?.args.slice(1)).toEqual([
+      `${prefix}:in|u`,
+      `${prefix}:st|0|u`,
+    ]);
     expect(lua.some((s) => s.args[1] === `${prefix}:idx|done`)).toBe(true);
     expect(lua.some((s) => s.args[1] === `${prefix}:head|u`)).toBe(true);
   });
@@ -74,9 +94,12 @@ describe('script cache', () => {
     await cp.put(at('t', 0));
     await plainClient().script('FLUSH');
     const first = await during(() => cp.put(at('t', 1), { ifRevision: 0 }));
-    expect(first.sent.map((s) => s.args[0])).toEqual(['evalsha', 'eval']);
+    expect(first.sent.map((s) => s.args[0])).toEqual([
+      ...['multi', 'set', 'evalsha', 'exec'],
+      ...['multi', 'set', 'eval', 'exec'],
+    ]);
     const second = await during(() => cp.put(at('t', 2), { ifRevision: 0 }));
-    expect(second.sent.map((s) => s.args[0])).toEqual(['evalsha']);
+    expect(second.sent.map((s) => s.args[0])).toEqual(['multi', 'set', 'evalsha', 'exec']);
     expect((await cp.list('t')).map((c) => [c.step, c.revision])).toEqual([
       [2, 1],
       [1, 1],

@@ -10,14 +10,14 @@ describe('stored data', () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     await checkpointer({ prefix }).setup();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('1');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('2');
     const other = freshPrefix();
-    await admin.set(`${other}:meta|format`, '2');
+    await admin.set(`${other}:meta|format`, '1');
     const cp = new RedisCheckpointer(redisUrl, { prefix: other });
     try {
       await expect(cp.put(at('t', 0))).rejects.toMatchObject({
         code: 'STORAGE',
-        message: expect.stringMatching(/layout version 2/),
+        message: expect.stringMatching(/layout version 1\b.*reads version 2/),
       });
       expect(await admin.exists(`${other}:cp|t`)).toBe(0);
     } finally {
@@ -43,7 +43,7 @@ describe('stored data', () => {
   it('reports a damaged state through the serializer as CorruptCheckpointError', async () => {
     const cp = checkpointer();
     await cp.put(at('t', 0));
-    await plainClient().hset(`${cp.prefix}:cp|t`, '0:s', '{"truncated');
+    await plainClient().set(`${cp.prefix}:st|0|t`, '{"truncated');
     await expect(cp.get('t')).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
   });
 
@@ -71,7 +71,8 @@ describe('stored data', () => {
     await cp.put(new Checkpoint({ thread: 't', step: 2, state: 0 }));
     expect([await idx('interrupted'), await idx('done'), await idx('all')]).toEqual([[], ['t'], ['t']]);
     expect(await cp.prune('t', { beforeStep: 2 })).toBe(2);
-    expect(await admin.hlen(`${cp.prefix}:cp|t`)).toBe(5);
+    expect(await admin.hlen(`${cp.prefix}:cp|t`)).toBe(4);
+    expect((await admin.keys(`${cp.prefix}:st|*`)).sort()).toEqual([`${cp.prefix}:st|2|t`]);
     expect(await cp.deleteThread('t')).toBe(1);
     const left = await admin.keys(`${cp.prefix}:*`);
     expect(left).toEqual([`${cp.prefix}:meta|format`]);

@@ -57,9 +57,10 @@ export async function corruptState(store: Store, thread: string, secret: string)
     case 'redis': {
       const client = new Redis(serverUrls().redis);
       try {
-        const key = `${store.location}:cp|${thread}`;
-        const state = await client.hget(key, '0:s');
-        await client.hset(key, '0:s', String(state).replace('"token":"', '"token":x'));
+        // The state of step 0 (the key layout is in the Redis package's keys.ts).
+        const key = `${store.location}:st|0|${thread}`;
+        const state = await client.get(key);
+        await client.set(key, String(state).replace('"token":"', '"token":x'));
       } finally {
         client.disconnect();
       }
