@@ -5,13 +5,20 @@ import { indexKeys, keyLayout } from '../src/keys.js';
 const prefixArb = fc.stringMatching(/^[A-Za-z0-9_:.|-]{1,64}$/).filter((p) => !p.includes('|'));
 // Thread ids biased towards the characters that take part in the layout.
 const threadArb = fc.oneof(
-  fc.string({ minLength: 1, maxLength: 20, unit: fc.constantFrom(':', '|', 'c', 'p', 'x', '{', '}', '*') }),
+  fc.string({
+    minLength: 1,
+    maxLength: 20,
+    unit: fc.constantFrom(':', '|', 'c', 'p', 's', 't', '1', '2', 'x', '{', '}', '*'),
+  }),
   fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme' }),
 );
-const kinds = ['checkpoints', 'steps', 'head'] as const;
+const kinds = ['checkpoints', 'steps', 'head', 'incoming'] as const;
+const steps = [0, 1, 12, 2 ** 31 - 1];
 // Pairs built to line up: the second prefix extends the first, the first thread ends with the second.
 const piece = fc
-  .array(fc.constantFrom(':', '|', 'cp', 'steps', 'head', 'idx', 'all', 'x'), { maxLength: 3 })
+  .array(fc.constantFrom(':', '|', 'cp', 'st', 'in', '1', '12', 'steps', 'head', 'idx', 'all', 'x'), {
+    maxLength: 3,
+  })
   .map((parts) => parts.join(''));
 const relatedArb = fc
   .tuple(prefixArb, piece, piece, threadArb)
@@ -22,6 +29,7 @@ function keysOf(prefix: string, thread: string): Array<[string, string]> {
   const layout = keyLayout(prefix);
   return [
     ...kinds.map((k): [string, string] => [layout[k](thread), `${prefix} ${k} ${thread}`]),
+    ...steps.map((n): [string, string] => [layout.state(thread, n), `${prefix} state ${n} ${thread}`]),
     ...indexKeys(layout).map((key): [string, string] => [key, `${prefix} ${key}`]),
     [layout.format, `${prefix} format`],
   ];
@@ -56,5 +64,9 @@ describe('key layout', () => {
     expect(a.checkpoints('all')).not.toBe(a.index.all);
     expect(a.head('x')).toBe('a:head|x');
     expect(b.checkpoints('y')).toBe('a:cp:cp|y');
+    // A state key's step is digits, so the `|` after it ends it: thread "1|x" at step 2 is not "x" at step 21.
+    expect(a.state('x', 21)).toBe('a:st|21|x');
+    expect(a.state('1|x', 2)).toBe('a:st|2|1|x');
+    expect(a.state('x', 21)).not.toBe(a.state('1|x', 2));
   });
 });

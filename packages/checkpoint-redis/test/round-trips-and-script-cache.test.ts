@@ -45,7 +45,9 @@ describe('round trips (counted with MONITOR)', () => {
 
   it('a conflicting put leaves no staged state behind', async () => {
     await cp.put(at('w', 0));
-    await expect(cp.put(at('w', 0), { ifRevision: 0 })).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
+    await expect(cp.put(at('w', 0), { ifRevision: 0 })).rejects.toMatchObject({
+      code: 'CHECKPOINT_CONFLICT',
+    });
     expect(await plainClient().exists(`${prefix}:in|w`)).toBe(0);
     expect(await plainClient().exists(`${prefix}:st|0|w`)).toBe(1);
   });
