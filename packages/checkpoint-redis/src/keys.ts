@@ -5,9 +5,9 @@ import { assertKeyPrefix } from '@flow/core';
  *
  * | key | type | holds |
  * | --- | --- | --- |
- * | `<prefix>:cp\|<thread>` | hash | per step `N`: `N:r` revision, `N:t` epoch ms, `N:m` meta JSON, `N:p` payload |
- * | `<prefix>:st\|<N>\|<thread>` | string | the state of step `N` |
- * | `<prefix>:in\|<thread>` | string | a put's incoming state, for the instant between its `SET` and its script |
+ * | `<prefix>:cp\|<thread>` | hash | per step `N`: `N:r` revision, `N:t` epoch ms, `N:m` meta JSON, `N:p` payload, `N:s` a small state |
+ * | `<prefix>:st\|<N>\|<thread>` | string | the state of step `N` when it is large |
+ * | `<prefix>:in\|<thread>` | string | a put's incoming large state, for the instant between its `SET` and its script |
  * | `<prefix>:steps\|<thread>` | sorted set | the thread's step numbers (score = member = step) |
  * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's summary: `step`, `status`, `ts` |
  * | `<prefix>:idx\|all` and `:idx\|running`, `:idx\|interrupted`, `:idx\|done` | sorted sets | thread ids, all scores 0 |
@@ -18,10 +18,11 @@ import { assertKeyPrefix } from '@flow/core';
  * `{`, `*`... included); it is never used in a pattern, only as a literal key or member. In a state key the
  * step comes first and is decimal digits, so the `|` after it ends it.
  *
- * States live in keys of their own, not in the `cp` hash, so a put never passes the state through Lua: it
- * `SET`s the state under the `in` key and runs its script in one `MULTI`, and the script `RENAME`s the key into
- * place (or deletes it on a conflict). Redis copies every script argument into a Lua string, which cost
- * 0.8 ms per 512 KB here against microseconds for `SET`.
+ * Large states live in keys of their own, so a put never passes one through Lua: it `SET`s the state under
+ * the `in` key and runs its script in the same `MULTI`, and the script `RENAME`s the key into place (or
+ * deletes it on a conflict). Redis copies every script argument into a Lua string, which cost 0.8 ms per
+ * 512 KB here against microseconds for `SET`. Small states go to the script as an argument and into the hash:
+ * the `MULTI` costs three more commands, which is more than copying a few kilobytes.
  */
 export interface KeyLayout {
   readonly prefix: string;

@@ -13,34 +13,44 @@ function lua(name: string, body: string): LuaScript {
 }
 
 // Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:p interrupt
-// payload; its state is the key `<prefix>:st|N|<thread>` (see keys.ts). Thread keys always come first as
-// KEYS[1..4] = checkpoints, steps, head, incoming; index keys as KEYS[5..8] = all, running, interrupted, done.
+// payload, and N:s the state when it is small; a large state is the key `<prefix>:st|N|<thread>` instead
+// (see keys.ts for why). Thread keys always come first as KEYS[1..4] = checkpoints, steps, head, incoming;
+// index keys as KEYS[5..8] = all, running, interrupted, done.
 
 /**
- * put: the revision check, the write, the summary and the thread index, in one atomic call. It runs in a
- * MULTI right after `SET incoming <state>`, and moves that key into place (or deletes it on a conflict).
+ * put: the revision check, the write, the summary and the thread index, in one atomic call.
+ * A small state comes as ARGV[9] and goes to the N:s field. A large one was `SET` under `incoming` by the same
+ * MULTI, and is moved to the step's state key (or deleted on a conflict). Either way the other place is
+ * cleared, so a step overwritten with a state of the other size is never read twice.
  * KEYS: checkpoints, steps, head, incoming, the four indexes, the step's state key.
- * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status, ts.
+ * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status, ts[, small state].
  * Returns {1, new revision} or {0, stored revision} on conflict (nothing written).
  */
 export const PUT = lua(
   'put',
   `local step = ARGV[2]
 local rfield = step .. ':r'
+local staged = ARGV[9] == nil
 local current = tonumber(redis.call('HGET', KEYS[1], rfield) or '0')
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then
-  redis.call('DEL', KEYS[4])
+  if staged then redis.call('DEL', KEYS[4]) end
   return {0, current}
 end
 -- Every read before the first write: Redis does not roll back a script that fails half-way.
-if redis.call('EXISTS', KEYS[4]) == 0 then
+if staged and redis.call('EXISTS', KEYS[4]) == 0 then
   return redis.error_reply('ERR the state of this put did not arrive (its SET failed)')
 end
 local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
 local previous = redis.call('HGET', KEYS[3], 'status')
 local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
-redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6])
-redis.call('RENAME', KEYS[4], KEYS[9])
+if staged then
+  redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6])
+  redis.call('HDEL', KEYS[1], step .. ':s')
+  redis.call('RENAME', KEYS[4], KEYS[9])
+else
+  redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6], step .. ':s', ARGV[9])
+  redis.call('DEL', KEYS[9])
+end
 redis.call('ZADD', KEYS[2], step, step)
 if not latest or tonumber(step) >= tonumber(latest) then
   local status_key = {running = 6, interrupted = 7, done = 8}
@@ -67,12 +77,12 @@ export const READ = lua(
   `local steps = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
 local out = {}
 for _, step in ipairs(steps) do
-  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':p')
+  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':s', step .. ':p')
   out[#out + 1] = step
   out[#out + 1] = f[1]
   out[#out + 1] = f[2]
-  out[#out + 1] = redis.call('GET', ARGV[4] .. step .. '|' .. ARGV[5])
-  out[#out + 1] = f[3]
+  out[#out + 1] = f[3] or redis.call('GET', ARGV[4] .. step .. '|' .. ARGV[5])
+  out[#out + 1] = f[4]
 end
 return out`,
 );
@@ -128,7 +138,7 @@ for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
     remove = t ~= nil and t < older
   end
   if remove then
-    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':p')
+    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':s', step .. ':p')
     redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[4])
     redis.call('ZREM', KEYS[2], step)
     removed = removed + 1

@@ -31,8 +31,8 @@ function watched() {
 describe('round trips (counted with MONITOR)', () => {
   const { prefix, cp, during } = watched();
 
-  // A put's state travels by SET, not as a script argument (Redis copies those into Lua: keys.ts), in the
-  // same MULTI as the script: one request, and nothing runs between the two.
+  // A large state (these are 100 KB) travels by SET, not as a script argument (Redis copies those into Lua:
+  // keys.ts), in the same MULTI as the script: one request, and nothing runs between the two.
   it.each([
     ['an unconditional put', () => cp.put(at('t', 0))],
     ['a conditional put', () => cp.put(at('t', 1), { ifRevision: 0 })],
@@ -50,6 +50,11 @@ describe('round trips (counted with MONITOR)', () => {
     });
     expect(await plainClient().exists(`${prefix}:in|w`)).toBe(0);
     expect(await plainClient().exists(`${prefix}:st|0|w`)).toBe(1);
+  });
+
+  it('a put of a small state is one EVALSHA, the state its argument', async () => {
+    const { sent } = await during(() => cp.put(new Checkpoint({ thread: 's', step: 0, state: { n: 1 } })));
+    expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
   });
 
   it.each([

@@ -43,8 +43,53 @@ describe('stored data', () => {
   it('reports a damaged state through the serializer as CorruptCheckpointError', async () => {
     const cp = checkpointer();
     await cp.put(at('t', 0));
+    await plainClient().hset(`${cp.prefix}:cp|t`, '0:s', '{"truncated');
+    await expect(cp.get('t')).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
+  });
+
+  it('keeps a small state in the checkpoints hash and a large one in a key of its own, never both', async () => {
+    const cp = checkpointer();
+    const admin = plainClient();
+    const large = { text: 'x'.repeat(40_000) };
+    const where = async (step: number) => ({
+      field: await admin.hexists(`${cp.prefix}:cp|t`, `${step}:s`),
+      key: await admin.exists(`${cp.prefix}:st|${step}|t`),
+    });
+    await cp.put(new Checkpoint({ thread: 't', step: 0, state: { small: true }, next: ['n'] }));
+    await cp.put(new Checkpoint({ thread: 't', step: 1, state: large, next: ['n'] }));
+    expect([await where(0), await where(1)]).toEqual([
+      { field: 1, key: 0 },
+      { field: 0, key: 1 },
+    ]);
+    // The same step rewritten with a state of the other size moves it, and reads see the new one.
+    await cp.put(new Checkpoint({ thread: 't', step: 0, state: large, next: ['n'] }));
+    await cp.put(new Checkpoint({ thread: 't', step: 1, state: { small: 1 }, next: ['n'] }));
+    expect([await where(0), await where(1)]).toEqual([
+      { field: 0, key: 1 },
+      { field: 1, key: 0 },
+    ]);
+    expect((await cp.list('t')).map((c) => c.state)).toEqual([{ small: 1 }, large]);
+    await expect(
+      cp.put(new Checkpoint({ thread: 't', step: 2, state: large }), { ifRevision: 3 }),
+    ).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
+    expect(await admin.exists(`${cp.prefix}:in|t`, `${cp.prefix}:st|2|t`)).toBe(0);
+    expect(await cp.prune('t', { beforeStep: 1 })).toBe(1);
+    expect(await where(0)).toEqual({ field: 0, key: 0 });
+    await cp.put(new Checkpoint({ thread: 't', step: 2, state: large }));
+    expect(await cp.deleteThread('t')).toBe(2);
+    expect(await admin.keys(`${cp.prefix}:*`)).toEqual([`${cp.prefix}:meta|format`]);
+  });
+
+  it('reports a damaged large state (a key of its own) as CorruptCheckpointError', async () => {
+    const cp = checkpointer();
+    await cp.put(new Checkpoint({ thread: 't', step: 0, state: { text: 'x'.repeat(40_000) } }));
     await plainClient().set(`${cp.prefix}:st|0|t`, '{"truncated');
     await expect(cp.get('t')).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
+    await plainClient().del(`${cp.prefix}:st|0|t`);
+    await expect(cp.get('t')).rejects.toMatchObject({
+      code: 'CORRUPT_CHECKPOINT',
+      message: /state field is missing/,
+    });
   });
 
   it('reports a damaged thread summary as CorruptCheckpointError naming its key', async () => {
@@ -71,8 +116,7 @@ describe('stored data', () => {
     await cp.put(new Checkpoint({ thread: 't', step: 2, state: 0 }));
     expect([await idx('interrupted'), await idx('done'), await idx('all')]).toEqual([[], ['t'], ['t']]);
     expect(await cp.prune('t', { beforeStep: 2 })).toBe(2);
-    expect(await admin.hlen(`${cp.prefix}:cp|t`)).toBe(4);
-    expect((await admin.keys(`${cp.prefix}:st|*`)).sort()).toEqual([`${cp.prefix}:st|2|t`]);
+    expect(await admin.hlen(`${cp.prefix}:cp|t`)).toBe(5);
     expect(await cp.deleteThread('t')).toBe(1);
     const left = await admin.keys(`${cp.prefix}:*`);
     expect(left).toEqual([`${cp.prefix}:meta|format`]);

@@ -57,10 +57,16 @@ export async function corruptState(store: Store, thread: string, secret: string)
     case 'redis': {
       const client = new Redis(serverUrls().redis);
       try {
-        // The state of step 0 (the key layout is in the Redis package's keys.ts).
-        const key = `${store.location}:st|0|${thread}`;
-        const state = await client.get(key);
-        await client.set(key, String(state).replace('"token":"', '"token":x'));
+        // The state of step 0: a field of the checkpoints hash when small, else a key of its own (the key
+        // layout is in the Redis package's keys.ts).
+        const hash = `${store.location}:cp|${thread}`;
+        const inHash = await client.hget(hash, '0:s');
+        const damaged = (text: string | null) => String(text).replace('"token":"', '"token":x');
+        if (inHash !== null) await client.hset(hash, '0:s', damaged(inHash));
+        else {
+          const key = `${store.location}:st|0|${thread}`;
+          await client.set(key, damaged(await client.get(key)));
+        }
       } finally {
         client.disconnect();
       }
