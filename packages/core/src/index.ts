@@ -11,6 +11,7 @@ export {
   SerializationError,
   StorageError,
 } from './errors.js';
+export { type PlainJson, toPlainJson } from './plain-json.js';
 export {
   type CheckpointRecord,
   decodeRecord,

@@ -1,5 +1,5 @@
 import type { Checkpoint, ThreadInfo } from '@flow/core';
-import { type PlainJson, toPlainJson } from '../plain-json.js';
+import { type PlainJson, toPlainJson } from '@flow/core';
 
 /** A thread's or checkpoint's status, as `listThreads({ status })` names it. */
 export type RunStatus = 'running' | 'interrupted' | 'done';

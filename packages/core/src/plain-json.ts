@@ -52,7 +52,7 @@ function convert(value: unknown, ancestors: Set<object>): PlainJson | undefined 
 }
 
 /**
- * Renders a state as plain JSON for `--json` output and scripts: `Date` → ISO string (an invalid one →
+ * Renders a state as plain JSON — the form the CLI's `--json` output and the HTTP API use: `Date` → ISO string (an invalid one →
  * `null`), `BigInt` → decimal string, `Map` → array of `[key, value]` pairs, `Set` → array, `Uint8Array`
  * (and `Buffer`) → base64 string, `NaN`/`±Infinity` → `"NaN"`/`"Infinity"`/`"-Infinity"`, `-0` → `0`.
  * `undefined` is omitted from objects and becomes `null` in arrays, pairs and at the top, as
