@@ -2,6 +2,7 @@ import { type Command, CommanderError } from 'commander';
 import { createContext } from './context.js';
 import { CliError, UsageError } from './errors.js';
 import { type CliIo, processIo } from './io.js';
+import { OutputClosed } from './process-stream.js';
 import { buildProgram } from './program.js';
 
 function describeError(error: unknown, debug: boolean): string {
@@ -38,6 +39,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
+    // The reader went away (`flow threads | head -1`): it has all it wanted, so that is no failure.
+    if (error instanceof OutputClosed) return 0;
     // Commander has already printed its message and the usage text.
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof UsageError) {

@@ -25,7 +25,10 @@ export async function threadsCommand(ctx: Context, store: Checkpointer, opts: Th
   const pages = threadPages(store, { status: opts.status, limit: opts.limit });
   if (opts.json) {
     const out = new JsonArrayWriter((text) => ctx.io.stdout.write(text));
-    for await (const page of pages) for (const info of page) out.push(threadInfoJson(info));
+    for await (const page of pages) {
+      for (const info of page) out.push(threadInfoJson(info));
+      await ctx.drained();
+    }
     out.end();
     return;
   }
@@ -49,6 +52,7 @@ export async function threadsCommand(ctx: Context, store: Checkpointer, opts: Th
         ];
       }),
     );
+    await ctx.drained();
   }
   if (!table.started) ctx.print(opts.status ? `no ${opts.status} threads` : 'no threads');
 }
