@@ -1,3 +1,3 @@
-import { describeStoreCommands } from './helpers/describe-store-commands.js';
+import { describeStoreCommands } from './support/describe-store-commands.js';
 
 describeStoreCommands('postgres');

@@ -1,9 +1,9 @@
 import type { Checkpointer } from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../src/store/store-url.js';
-import { fixtureCheckpoints, populate } from './helpers/fixture.js';
-import { runBin } from './helpers/run-bin.js';
-import { createStore, type StoreFixture, usingStore } from './helpers/stores.js';
+import { fixtureCheckpoints, populate } from './support/fixture.js';
+import { runBin } from './support/run-bin.js';
+import { createStore, type StoreFixture, usingStore } from './support/stores.js';
 
 const TOTAL = fixtureCheckpoints(Date.now()).length;
 const fixtures: StoreFixture[] = [];

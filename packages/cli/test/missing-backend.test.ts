@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runBin } from './helpers/run-bin.js';
+import { BIN, runBin } from './support/run-bin.js';
 
 /**
  * An install of the CLI with no backend: dist plus only its own dependencies (core, commander), the way

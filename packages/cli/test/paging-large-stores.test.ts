@@ -5,7 +5,7 @@ import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { Checkpoint } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_SIZE } from '../src/paging.js';
-import { runBin, runJson } from './helpers/run-bin.js';
+import { runBin, runJson } from './support/run-bin.js';
 
 // More than two pages of threads, and a thread with more than two pages of steps.
 const THREADS = PAGE_SIZE * 2 + 50;

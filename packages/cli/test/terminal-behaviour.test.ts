@@ -6,7 +6,7 @@ import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
 import type { CliIo } from '../src/io.js';
-import { populate } from './helpers/fixture.js';
+import { populate } from './support/fixture.js';
 
 /** A stream that records what is written, and says whether it is a terminal. */
 class Capture {

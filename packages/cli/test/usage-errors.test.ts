@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
-import { type BinResult, runBin } from './helpers/run-bin.js';
+import { type BinResult, runBin } from './support/run-bin.js';
 
 /** The store is never opened by these: a usage error is found first. */
 const STORE = 'sqlite:/nonexistent/never-opened.db';
