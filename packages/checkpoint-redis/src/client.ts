@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@flow/core';
+import { InvalidArgumentError, StorageError } from '@flow/core';
 import { Redis, type RedisOptions } from 'ioredis';
 
 /** An argument of a Redis command. */
@@ -39,8 +39,29 @@ export const defaultClientOptions: Readonly<RedisOptions> = Object.freeze({
   commandTimeout: 10_000,
 });
 
-/** Splits `?prefix=` off a store URL; the rest goes to ioredis. */
-export function parseStoreUrl(url: string): { url: string; prefix: string | undefined } {
+/** A store URL taken apart: what ioredis gets, the key prefix, and the database number of the path. */
+export interface StoreUrl {
+  url: string;
+  prefix: string | undefined;
+  /** The logical database of the path (`redis://host/3` → 3); 0 when the path names none. */
+  db: number;
+}
+
+/** The database of a URL path: '' or '/' is 0, '/N' is N; anything else is a mistake worth reporting. */
+function databaseOf(url: URL): number {
+  const path = url.pathname;
+  if (path === '' || path === '/') return 0;
+  const match = /^\/(\d{1,9})\/?$/.exec(path);
+  if (match === null) {
+    throw new InvalidArgumentError(
+      `the path of a Redis URL is a database number (redis://host:6379/2), got ${JSON.stringify(path)}`,
+    );
+  }
+  return Number(match[1]);
+}
+
+/** Splits `?prefix=` off a store URL and reads the database of its path; the rest goes to ioredis. */
+export function parseStoreUrl(url: string): StoreUrl {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -52,10 +73,31 @@ export function parseStoreUrl(url: string): { url: string; prefix: string | unde
       `a Redis URL starts with redis:// or rediss://, got ${JSON.stringify(parsed.protocol)}`,
     );
   }
+  const db = databaseOf(parsed);
   const prefix = parsed.searchParams.get('prefix') ?? undefined;
-  if (prefix === undefined) return { url, prefix };
+  if (prefix === undefined) return { url, prefix, db };
   parsed.searchParams.delete('prefix');
-  return { url: parsed.toString(), prefix };
+  return { url: parsed.toString(), prefix, db };
+}
+
+/**
+ * Selects database `db` on a client we created. ioredis selects the URL's database on connect, but when the
+ * server has no such database it only emits an error and carries on in database 0; asking again here turns
+ * that into a failed setup instead of writes landing in the wrong database.
+ */
+export async function selectDatabase(client: Redis, db: number): Promise<void> {
+  try {
+    await client.select(db);
+  } catch (error) {
+    if (error instanceof Error && /DB index is out of range/i.test(error.message)) {
+      throw new StorageError(
+        `[flow:redis] the URL names database ${db}, which this Redis server does not have ` +
+          `(its "databases" setting is lower): ${error.message}`,
+        { cause: error },
+      );
+    }
+    throw explainFailure(client, error);
+  }
 }
 
 /** The latest connection error of each client we created, cleared when it is ready again. */

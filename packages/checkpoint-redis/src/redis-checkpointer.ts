@@ -5,6 +5,7 @@ import {
   type CheckpointRecord,
   CorruptCheckpointError,
   InvalidArgumentError,
+  isFlowError,
   type ListOptions,
   type ListThreadsOptions,
   type NormalizedPruneBounds,
@@ -19,6 +20,7 @@ import {
   parseStoreUrl,
   type RedisArg,
   type RedisClient,
+  selectDatabase,
 } from './client.js';
 import { decodeRow, decodeThread, encodeMeta, groups, statusOf, UnreadableEntry } from './codec.js';
 import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
@@ -45,6 +47,13 @@ export interface RedisCheckpointerOptions extends BaseCheckpointerOptions {
    * @default 'flow'
    */
   prefix?: string;
+  /**
+   * Whether `setup()` may create the store when the prefix holds none. With `false` the checkpointer only
+   * opens an existing store: every call on a prefix that holds none rejects with `StorageError` and writes
+   * nothing, so a typo in a prefix never leaves keys behind. `exists()` asks without failing.
+   * @default true
+   */
+  create?: boolean;
 }
 
 /**
@@ -66,6 +75,9 @@ export class RedisCheckpointer extends BaseCheckpointer {
   readonly #keys: KeyLayout;
   /** Set when this instance created the client, and so must quit it. */
   readonly #owned: Redis | undefined;
+  /** The database the URL names (0 when none, or when the client is the caller's). */
+  readonly #db: number;
+  readonly #create: boolean;
 
   /**
    * @param urlOrClient a `redis://` or `rediss://` URL (the checkpointer creates a client and `close()`
@@ -76,6 +88,10 @@ export class RedisCheckpointer extends BaseCheckpointer {
       throw new InvalidArgumentError('RedisCheckpointer options must be an object');
     }
     super(options);
+    if (options.create !== undefined && typeof options.create !== 'boolean') {
+      throw new InvalidArgumentError('RedisCheckpointer option create must be a boolean');
+    }
+    this.#create = options.create ?? true;
     if (typeof urlOrClient === 'string') {
       const store = parseStoreUrl(urlOrClient);
       if (store.prefix !== undefined && options.prefix !== undefined && store.prefix !== options.prefix) {
@@ -87,8 +103,10 @@ export class RedisCheckpointer extends BaseCheckpointer {
       this.#keys = keyLayout(options.prefix === undefined ? (store.prefix ?? 'flow') : options.prefix);
       this.#owned = createClient(store.url);
       this.client = this.#owned;
+      this.#db = store.db;
     } else {
       assertClient(urlOrClient);
+      this.#db = 0;
       this.#keys = keyLayout(options.prefix === undefined ? 'flow' : options.prefix);
       this.client = urlOrClient;
     }
@@ -99,18 +117,44 @@ export class RedisCheckpointer extends BaseCheckpointer {
     return `key ${JSON.stringify(this.#keys.checkpoints(thread))} step ${step}`;
   }
 
+  /**
+   * Whether the prefix holds a store (`setup()` ran on it), without creating one. Resolves false for a prefix
+   * nothing was ever written under; rejects with `StorageError` when Redis cannot be reached.
+   */
+  async exists(): Promise<boolean> {
+    if (this.closed) throw new StorageError('[flow:redis] the checkpointer is closed');
+    try {
+      await this.selectDatabase();
+      return (await this.call(INIT, [this.#keys.format], [FORMAT_VERSION, '0'])) !== null;
+    } catch (error) {
+      if (isFlowError(error)) throw error;
+      throw new StorageError(`[flow:redis] exists failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
   protected async initialize(): Promise<void> {
     const client = this.client;
+    await this.selectDatabase();
     await Promise.all(SCRIPTS.map((script) => client.script('LOAD', script.body))).catch((error: unknown) => {
       throw explainFailure(client, error);
     });
-    const found = await this.call(INIT, [this.#keys.format], [FORMAT_VERSION]);
+    const found = await this.call(INIT, [this.#keys.format], [FORMAT_VERSION, this.#create ? '1' : '0']);
+    if (found === null) {
+      throw new StorageError(
+        `[flow:redis] no store under prefix ${JSON.stringify(this.prefix)} (opened with create: false)`,
+      );
+    }
     if (String(found) !== FORMAT_VERSION) {
       throw new StorageError(
         `[flow:redis] keys under prefix ${JSON.stringify(this.prefix)} use layout version ${String(found)}; ` +
           `this version of @flow/checkpoint-redis reads version ${FORMAT_VERSION}`,
       );
     }
+  }
+
+  /** Checks the URL's database exists on the server, so no write lands in database 0 instead. */
+  private async selectDatabase(): Promise<void> {
+    if (this.#owned !== undefined && this.#db !== 0) await selectDatabase(this.#owned, this.#db);
   }
 
   protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {

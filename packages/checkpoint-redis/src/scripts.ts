@@ -148,13 +148,15 @@ return removed`,
 );
 
 /**
- * setup: records the layout version under a fresh prefix and returns the stored one.
- * KEYS: the format key. ARGV: this version.
+ * setup: records the layout version under a fresh prefix and returns the stored one. With ARGV[2] = '0'
+ * (`create: false`) it only reads, and returns false when the prefix holds no store.
+ * KEYS: the format key. ARGV: this version, '1' to create or '0' not to.
  */
 export const INIT = lua(
   'init',
   `local found = redis.call('GET', KEYS[1])
 if found then return found end
+if ARGV[2] == '0' then return false end
 redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]`,
 );
