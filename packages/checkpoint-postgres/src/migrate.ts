@@ -1,4 +1,5 @@
-import type { PgPool, PgPoolClient } from './driver.js';
+import { StorageError } from '@flow/core';
+import type { PgPool, PgPoolClient, PgQueryable } from './driver.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 import { quoteIdent } from './quote.js';
 
@@ -68,12 +69,21 @@ async function migrateLocked(client: PgPoolClient, schema: string, s: string): P
   }
 }
 
+/** Whether `schema` holds a store: its migrations table exists. Reads only. */
+export async function storeExists(db: PgQueryable, schema: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>({
+    text: 'SELECT to_regclass($1) IS NOT NULL AS found',
+    values: [`${quoteIdent(schema)}.schema_migrations`],
+  });
+  return rows[0]?.found === true;
+}
+
 /**
  * Creates the schema and applies the missing migrations, all in one transaction under an advisory lock keyed
  * on the schema name: any number of processes may call it at once on a fresh schema. A schema already at the
  * latest version costs one query and takes no lock.
  */
-export async function migrate(pool: PgPool, schema: string): Promise<void> {
+export async function migrate(pool: PgPool, schema: string, opts: { create: boolean }): Promise<void> {
   const s = quoteIdent(schema);
   const client = await pool.connect();
   let failure: Error | undefined;
@@ -81,6 +91,9 @@ export async function migrate(pool: PgPool, schema: string): Promise<void> {
     const version = await currentVersion(client, s);
     if (version === LATEST_VERSION) return;
     if (version > LATEST_VERSION) throw tooNew(s, version);
+    if (!opts.create && !(await storeExists(client, schema))) {
+      throw new StorageError(`[flow:postgres] no store in schema ${s} (opened with create: false)`);
+    }
     await client.query({ text: 'BEGIN' });
     try {
       await migrateLocked(client, schema, s);

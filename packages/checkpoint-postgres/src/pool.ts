@@ -1,13 +1,12 @@
-import { assertInteger, InvalidArgumentError } from '@flow/core';
+import { assertInteger } from '@flow/core';
 import pg from 'pg';
 import type { PgPool } from './driver.js';
 
 /** The default `queryTimeout` (ms) of a pool made from a URL. */
 export const DEFAULT_QUERY_TIMEOUT = 30_000;
 
-/** A pool for a connection URL, owned (and ended) by the checkpointer that made it. */
+/** A pool for a connection URL (checked by `parseConnectionUrl`), owned (and ended) by the checkpointer that made it. */
 export function createPool(url: string, queryTimeout = DEFAULT_QUERY_TIMEOUT): PgPool {
-  if (url.trim() === '') throw new InvalidArgumentError('[flow:postgres] the connection URL is empty');
   assertInteger(queryTimeout, 'queryTimeout', 1, 2 ** 31 - 1);
   // query_timeout: a query the server never answers (a stalled link) fails, and pg drops that connection.
   // A stalled link also stalls the next connection's handshake: the connect timeout is no longer than it.

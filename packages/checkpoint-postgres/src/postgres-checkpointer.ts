@@ -5,20 +5,23 @@ import {
   CheckpointConflict,
   type CheckpointRecord,
   InvalidArgumentError,
+  isFlowError,
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,
   type NormalizedPruneBounds,
   SerializationError,
+  StorageError,
   type ThreadInfo,
 } from '@flow/core';
 import type { PgPool } from './driver.js';
-import { migrate } from './migrate.js';
+import { migrate, storeExists } from './migrate.js';
 import { createPool, isPool } from './pool.js';
 import { quoteIdent } from './quote.js';
 import { type CheckpointRow, type ThreadRow, toRecord, toThreadInfo } from './rows.js';
 import { bind, buildStatements, type Statements } from './statements.js';
 import { toPgTimestamp } from './timestamp.js';
+import { parseConnectionUrl } from './url.js';
 
 /** Options of `PostgresCheckpointer`. */
 export interface PostgresCheckpointerOptions extends BaseCheckpointerOptions {
@@ -36,6 +39,14 @@ export interface PostgresCheckpointerOptions extends BaseCheckpointerOptions {
    * @default 30000
    */
   queryTimeout?: number;
+  /**
+   * Whether `setup()` may create the schema and its tables when they are missing. With `false` the
+   * checkpointer only opens an existing store: every call on a schema that holds none rejects with
+   * `StorageError` and creates nothing, so a typo in a schema name never leaves a schema behind (a store of
+   * an older version is still migrated). `exists()` asks without failing.
+   * @default true
+   */
+  create?: boolean;
 }
 
 /** Above every valid step: the "no bound" value of `list` and `prune`. */
@@ -60,19 +71,31 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   readonly #pool: PgPool;
   readonly #ownsPool: boolean;
   readonly #sql: Statements;
+  readonly #create: boolean;
 
   /**
-   * @param urlOrPool A connection URL (the checkpointer creates a pool and `close()` ends it), or a `pg.Pool`
+   * @param urlOrPool A `postgres://` URL (the checkpointer creates a pool and `close()` ends it; `?schema=`
+   *   may name the schema), or a `pg.Pool`
    *   (or anything with its `query`/`connect`/`end`), which stays yours: `close()` leaves it open.
    */
   constructor(urlOrPool: string | PgPool, options: PostgresCheckpointerOptions = {}) {
     super(options);
+    if (options.create !== undefined && typeof options.create !== 'boolean') {
+      throw new InvalidArgumentError('[flow:postgres] the create option must be a boolean');
+    }
+    this.#create = options.create ?? true;
+    const url = typeof urlOrPool === 'string' ? parseConnectionUrl(urlOrPool) : undefined;
+    if (url?.schema !== undefined && options.schema !== undefined && url.schema !== options.schema) {
+      throw new InvalidArgumentError(
+        `[flow:postgres] the URL says schema ${JSON.stringify(url.schema)} but options say ${JSON.stringify(options.schema)}`,
+      );
+    }
     // Only an omitted schema means the default; null or '' is a mistake worth reporting.
-    const schema = options.schema === undefined ? 'flow' : options.schema;
+    const schema = options.schema === undefined ? (url?.schema ?? 'flow') : options.schema;
     assertSchemaName(schema);
     this.schema = schema;
-    if (typeof urlOrPool === 'string') {
-      this.#pool = createPool(urlOrPool, options.queryTimeout);
+    if (url !== undefined) {
+      this.#pool = createPool(url.url, options.queryTimeout);
       this.#ownsPool = true;
     } else if (isPool(urlOrPool)) {
       if (options.queryTimeout !== undefined) {
@@ -94,8 +117,22 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     return `${quoteIdent(this.schema)}.checkpoints thread ${JSON.stringify(thread)} step ${step}`;
   }
 
+  /**
+   * Whether the schema holds a store (`setup()` ran on it), without creating anything. Resolves false for a
+   * missing schema; rejects with `StorageError` when the server cannot be reached.
+   */
+  async exists(): Promise<boolean> {
+    if (this.closed) throw new StorageError('[flow:postgres] the checkpointer is closed');
+    try {
+      return await storeExists(this.#pool, this.schema);
+    } catch (error) {
+      if (isFlowError(error)) throw error;
+      throw new StorageError(`[flow:postgres] exists failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
   protected initialize(): Promise<void> {
-    return migrate(this.#pool, this.schema);
+    return migrate(this.#pool, this.schema, { create: this.#create });
   }
 
   protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
