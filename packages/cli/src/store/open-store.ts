@@ -14,14 +14,28 @@ export const BACKEND_PACKAGES: Readonly<Record<StoreKind, { pkg: string; classNa
 /** Options of `openStore`. */
 export interface OpenStoreOptions {
   /**
-   * Refuse a sqlite file or file directory that does not exist yet, instead of creating an empty store:
-   * a typo in a path should not leave a new database behind. `setup` and the target of `copy` create.
+   * Refuse a store that does not exist yet (a sqlite file or file directory that is missing, a Postgres schema
+   * or Redis prefix that holds no store) instead of creating an empty one: a typo in a path, schema or prefix
+   * should not leave a new store behind. `setup` and the target of `copy` create.
    * @default false
    */
   mustExist?: boolean;
 }
 
-type BackendClass = new (target: string, options?: Record<string, string>) => Checkpointer;
+type BackendClass = new (target: string, options?: Record<string, string | boolean>) => Checkpointer;
+
+/** A server-backed checkpointer that can tell whether its store exists without creating it. */
+interface ExistenceCheck {
+  exists(): Promise<boolean>;
+}
+
+function canCheckExistence(store: Checkpointer): store is Checkpointer & ExistenceCheck {
+  return typeof (store as Partial<ExistenceCheck>).exists === 'function';
+}
+
+function noStore(spec: StoreSpec): CliError {
+  return new CliError(`no store at ${spec.display} (run "flow setup --store ${spec.display}" to create one)`);
+}
 
 function isMissingPackage(error: unknown, pkg: string): boolean {
   const e = error as { code?: unknown; message?: unknown };
@@ -57,27 +71,32 @@ async function loadBackend(kind: StoreKind): Promise<BackendClass> {
  * The caller closes it (see `withStore`).
  *
  * @throws CliError when the backend package is not installed (the message names it) or, with `mustExist`,
- *   when a sqlite file or file directory does not exist
+ *   when the store does not exist
  */
 export async function openStore(spec: StoreSpec, options: OpenStoreOptions = {}): Promise<Checkpointer> {
   const Backend = await loadBackend(spec.kind);
-  if (options.mustExist && (spec.kind === 'sqlite' || spec.kind === 'file')) {
+  if (spec.kind === 'sqlite' || spec.kind === 'file') {
     const inMemory = spec.kind === 'sqlite' && spec.target === ':memory:';
-    if (!inMemory && !existsSync(spec.target)) {
-      throw new CliError(
-        `no store at ${spec.display} (run "flow setup --store ${spec.display}" to create one)`,
-      );
+    if (options.mustExist && !inMemory && !existsSync(spec.target)) throw noStore(spec);
+    return new Backend(spec.target);
+  }
+  // create: false makes the backend itself refuse to create a schema or prefix, even one that appears between
+  // the check below and the command's first call.
+  const backendOptions: Record<string, string | boolean> = options.mustExist ? { create: false } : {};
+  if (spec.kind === 'postgres' && spec.schema !== undefined) backendOptions.schema = spec.schema;
+  if (spec.kind === 'redis' && spec.prefix !== undefined) backendOptions.prefix = spec.prefix;
+  const store = new Backend(spec.target, backendOptions);
+  if (options.mustExist && canCheckExistence(store)) {
+    const found = await store.exists().catch(async (error: unknown) => {
+      await store.close().catch(() => {});
+      throw error;
+    });
+    if (!found) {
+      await store.close().catch(() => {});
+      throw noStore(spec);
     }
   }
-  switch (spec.kind) {
-    case 'sqlite':
-    case 'file':
-      return new Backend(spec.target);
-    case 'postgres':
-      return new Backend(spec.target, spec.schema === undefined ? {} : { schema: spec.schema });
-    case 'redis':
-      return new Backend(spec.target, spec.prefix === undefined ? {} : { prefix: spec.prefix });
-  }
+  return store;
 }
 
 /** Opens a store, runs `fn` with it, and closes it on every path so the process can exit promptly. */
