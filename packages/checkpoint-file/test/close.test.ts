@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
-import { cp, tempBase } from './helpers.js';
+import { cp, tempBase } from './support/files.js';
 
 it('close() lets puts in flight finish and free their locks, then refuses new calls; the files stay', async () => {
   const t = await tempBase();

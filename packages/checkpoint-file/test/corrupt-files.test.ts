@@ -4,7 +4,7 @@ import { type CorruptCheckpointError, isFlowError } from '@flow/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { cp, useTempBase } from './helpers.js';
+import { cp, useTempBase } from './support/files.js';
 
 const t = useTempBase();
 let fc: FileCheckpointer;

@@ -5,7 +5,7 @@ import { Checkpoint, isFlowError, type Serializer } from '@flow/core';
 import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { useTempBase } from './helpers.js';
+import { useTempBase } from './support/files.js';
 
 const SECRET = 'sk-live-7f3a9c2e';
 /** Not the default serializer, so the file holds each field as a JSON string (text mode). */

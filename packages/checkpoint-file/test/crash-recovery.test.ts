@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { cp, useTempBase } from './helpers.js';
+import { cp, useTempBase } from './support/files.js';
 
 const CHILD = join(import.meta.dirname, 'fixtures', 'crash-child.mjs');
 

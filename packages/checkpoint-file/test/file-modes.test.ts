@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileLock } from '../src/file-lock.js';
 import { FileCheckpointer } from '../src/index.js';
-import { cp, tempBase, walk } from './helpers.js';
+import { cp, tempBase, walk } from './support/files.js';
 
 const saved = process.umask();
 afterEach(() => {

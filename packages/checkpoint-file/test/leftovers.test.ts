@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { cp, useTempBase } from './helpers.js';
+import { cp, useTempBase } from './support/files.js';
 
 const t = useTempBase();
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FileLock, pidAlive } from '../src/file-lock.js';
 import { FileCheckpointer } from '../src/index.js';
 import { threadName } from '../src/thread-name.js';
-import { cp, useTempBase } from './helpers.js';
+import { cp, useTempBase } from './support/files.js';
 
 const t = useTempBase();
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { decodeStepFile, encodeStepFile, readStepHeader } from '../src/step-file.js';
 import { threadName } from '../src/thread-name.js';
-import { useTempBase } from './helpers.js';
+import { useTempBase } from './support/files.js';
 
 const t = useTempBase();
 

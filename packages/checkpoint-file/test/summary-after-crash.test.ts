@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { encodeStepFile } from '../src/step-file.js';
 import { threadName } from '../src/thread-name.js';
-import { useTempBase } from './helpers.js';
+import { useTempBase } from './support/files.js';
 
 const t = useTempBase();
 

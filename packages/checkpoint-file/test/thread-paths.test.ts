@@ -3,7 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
 import { isThreadName, threadName } from '../src/thread-name.js';
-import { cp, useTempBase, walk } from './helpers.js';
+import { cp, useTempBase, walk } from './support/files.js';
 
 const HOSTILE = [
   '.',
