@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Checkpoint, isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { SqliteCheckpointer } from '../src/index.js';
-import { rawDb, tempDbPath } from './helpers.js';
+import { rawDb, tempDbPath } from './support/databases.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const cp = (step: number) => new Checkpoint({ thread: 't', step, state: { step } });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { tempDbPath } from './helpers.js';
+import { tempDbPath } from './support/databases.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/setup-child.mjs', import.meta.url));
 const PROCESSES = 8;

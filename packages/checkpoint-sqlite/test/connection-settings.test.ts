@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { configure } from '../src/connection.js';
 import { SqliteCheckpointer } from '../src/index.js';
 import { connectionSettings } from '../src/options.js';
-import { rawDb, tempDbPath } from './helpers.js';
+import { rawDb, tempDbPath } from './support/databases.js';
 
 const cp = (thread: string, step = 0) => new Checkpoint({ thread, step, state: { step } });
 

@@ -1,7 +1,7 @@
 import { Checkpoint, CorruptCheckpointError, isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { SqliteCheckpointer } from '../src/index.js';
-import { rawDb, tempDbPath } from './helpers.js';
+import { rawDb, tempDbPath } from './support/databases.js';
 
 async function storeTwoThreads(path: string) {
   const checkpointer = new SqliteCheckpointer(path);

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { Checkpoint } from '@flow/core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { SqliteCheckpointer } from '../src/index.js';
-import { tempDbPath } from './helpers.js';
+import { tempDbPath } from './support/databases.js';
 
 function modes(dir: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SqliteCheckpointer } from '../src/index.js';
-import { tempDbPath } from './helpers.js';
+import { tempDbPath } from './support/databases.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/race-child.mjs', import.meta.url));
 const CONTENDERS = 8;

@@ -2,7 +2,7 @@ import { Checkpoint } from '@flow/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteCheckpointer } from '../src/index.js';
-import { recordingDb } from './helpers.js';
+import { recordingDb } from './support/databases.js';
 
 describe('prepared statements', () => {
   it('are prepared once at setup and reused: puts, gets, lists and deletes prepare nothing new', async () => {

@@ -2,7 +2,7 @@ import { Checkpoint, compareThreadIds, isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { SqliteCheckpointer } from '../src/index.js';
 import { SCHEMA_VERSION } from '../src/schema.js';
-import { rawDb, tempDbPath } from './helpers.js';
+import { rawDb, tempDbPath } from './support/databases.js';
 
 describe('schema', () => {
   it('records its version in flow_migrations and leaves PRAGMA user_version to the application', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach } from 'vitest';
-import type { SqliteDatabase } from '../src/driver.js';
+import type { SqliteDatabase } from '../../src/driver.js';
 
 const dirs: string[] = [];
 const open: { close(): unknown }[] = [];
