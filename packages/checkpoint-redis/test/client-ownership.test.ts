@@ -2,8 +2,8 @@ import { Checkpoint, isFlowError } from '@flow/core';
 import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisCheckpointer } from '../src/index.js';
-import { ProbeCheckpointer } from './probe.js';
-import { freshPrefix, plainClient, redisUrl } from './support.js';
+import { ProbeCheckpointer } from './support/probe-checkpointer.js';
+import { freshPrefix, plainClient, redisUrl } from './support/stores.js';
 
 const cp0 = (thread: string) => new Checkpoint({ thread, step: 0, state: { thread } });
 

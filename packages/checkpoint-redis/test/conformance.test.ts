@@ -1,7 +1,7 @@
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import { deleteKeys, uniquePrefix } from '@flow/test-db';
 import { RedisCheckpointer } from '../src/index.js';
-import { redisUrl } from './support.js';
+import { redisUrl } from './support/stores.js';
 
 describeCheckpointer<RedisCheckpointer>('redis', {
   // Each test gets its own prefix; reopen is a second instance with its own connection on the same prefix, and

@@ -3,8 +3,8 @@ import { startFaultProxy } from '@flow/fault-proxy';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { defaultClientOptions, RedisCheckpointer } from '../src/index.js';
-import { ProbeCheckpointer } from './probe.js';
-import { freshPrefix, plainClient, redisUrl } from './support.js';
+import { ProbeCheckpointer } from './support/probe-checkpointer.js';
+import { freshPrefix, plainClient, redisUrl } from './support/stores.js';
 
 const at = (thread: string, step: number) => new Checkpoint({ thread, step, state: { step }, next: ['n'] });
 

@@ -1,6 +1,6 @@
 import { Checkpoint, compareThreadIds } from '@flow/core';
 import { describe, expect, it } from 'vitest';
-import { checkpointer, plainClient } from './support.js';
+import { checkpointer, plainClient } from './support/stores.js';
 
 /** Ids built from glob, hash-tag, ZRANGEBYLEX and key-layout syntax, and ids that prefix one another. */
 const IDS = [

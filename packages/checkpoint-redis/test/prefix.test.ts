@@ -2,7 +2,7 @@ import { Checkpoint, isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { RedisCheckpointer } from '../src/index.js';
 import { keyPatterns } from '../src/keys.js';
-import { checkpointer, freshPrefix, keysOf, plainClient, redisUrl } from './support.js';
+import { checkpointer, freshPrefix, keysOf, plainClient, redisUrl } from './support/stores.js';
 
 const HOSTILE_PREFIXES: unknown[] = [
   '',

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
-import { freshPrefix, redisUrl } from './support.js';
+import { freshPrefix, redisUrl } from './support/stores.js';
 
 const readme = fileURLToPath(new URL('../README.md', import.meta.url));
 // Inside test/, so its imports resolve like the tests' own (vitest.config.ts points the package name at src/).

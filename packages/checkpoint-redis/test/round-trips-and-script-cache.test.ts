@@ -1,9 +1,9 @@
 import { Checkpoint } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRIPTS } from '../src/scripts.js';
-import { watch } from './monitor.js';
-import { ProbeCheckpointer } from './probe.js';
-import { freshPrefix, plainClient, redisUrl } from './support.js';
+import { watch } from './support/monitor.js';
+import { ProbeCheckpointer } from './support/probe-checkpointer.js';
+import { freshPrefix, plainClient, redisUrl } from './support/stores.js';
 
 const big = 'x'.repeat(100_000);
 const at = (thread: string, step: number, next = ['n']) =>

@@ -1,7 +1,7 @@
 import { Checkpoint, type CorruptCheckpointError, isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { RedisCheckpointer } from '../src/index.js';
-import { checkpointer, freshPrefix, plainClient, redisUrl } from './support.js';
+import { checkpointer, freshPrefix, plainClient, redisUrl } from './support/stores.js';
 
 const at = (thread: string, step: number) => new Checkpoint({ thread, step, state: { step }, next: ['n'] });
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RedisCheckpointer } from '../src/index.js';
+import { RedisCheckpointer } from '../../src/index.js';
 
 /** A RedisCheckpointer whose own connection the test can reach (to kill it, block it, or watch it). */
 export class ProbeCheckpointer extends RedisCheckpointer {

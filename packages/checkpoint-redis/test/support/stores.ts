@@ -1,7 +1,7 @@
 import { deleteKeys, uniquePrefix } from '@flow/test-db';
 import { Redis } from 'ioredis';
 import { afterAll, inject } from 'vitest';
-import { RedisCheckpointer, type RedisCheckpointerOptions } from '../src/index.js';
+import { RedisCheckpointer, type RedisCheckpointerOptions } from '../../src/index.js';
 
 /** The Redis server of this test run (resolved once by the global setup). */
 export const redisUrl: string = inject('flowTestRedisUrl');
