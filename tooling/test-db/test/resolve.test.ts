@@ -7,7 +7,7 @@ import {
   resolvePostgres,
   resolveRedis,
 } from '../src/index.js';
-import { closedPort, silentServer } from './closed-port.js';
+import { closedPort, silentServer } from './support/closed-port.js';
 
 /** One resolver and what tells its server apart: the same rules hold for both. */
 interface Case {
