@@ -2,7 +2,7 @@ import { Checkpoint, isFlowError } from '@flow/core';
 import { deleteKeys } from '@flow/test-db';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisCheckpointer } from '../src/index.js';
-import { freshPrefix, keysOf, plainClient, redisUrl } from './support.js';
+import { freshPrefix, keysOf, plainClient, redisUrl } from './support/stores.js';
 
 function withDatabase(db: number | string, prefix: string): string {
   const url = new URL(redisUrl);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { Checkpoint } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from './helpers/run-bin.js';
+import { BIN } from './support/run-bin.js';
 
 const THREADS = 2000;
 
