@@ -1,7 +1,16 @@
 import { Checkpoint, type ThreadInfo } from './checkpoint.js';
 import type { Checkpointer, PutOptions } from './checkpointer.js';
 import { isFlowError, prefix, StorageError } from './errors.js';
-import { type CheckpointRecord, decodeRecord, encodeRecord } from './record.js';
+import {
+  assertLeaseRequest,
+  type Lease,
+  type LeaseRecord,
+  type LeaseRequest,
+  type LeaseResult,
+  leaseRecordOf,
+  ownerIsGone,
+} from './lease.js';
+import { type CheckpointRecord, decodeRecord, decodeWrites, encodeRecord, encodeWrites } from './record.js';
 import { jsonSerializer, type Serializer } from './serializer.js';
 import {
   assertIfRevision,
@@ -15,6 +24,7 @@ import {
   normalizePruneBounds,
   type PruneBounds,
 } from './validation.js';
+import { assertWrites, type PendingWrite, type WriteRecord } from './writes.js';
 
 /**
  * What a storage operation returns: a promise, or the value itself when the backend answers without waiting
@@ -73,6 +83,45 @@ export abstract class BaseCheckpointer implements Checkpointer {
   /** Releases connections and handles this instance opened. */
   protected abstract release(): Promise<void>;
 
+  /**
+   * Stores `record` as `writeRecord` does and, in the same atomic operation, `writes` for (thread, step)
+   * (first value wins per (node, key)). If the put fails or conflicts, no write is stored either.
+   */
+  protected writeRecordWithWrites(
+    _record: CheckpointRecord,
+    _ifRevision: number | undefined,
+    _writes: WriteRecord[],
+  ): Awaitable<number> {
+    throw this.unsupported('put with writes');
+  }
+  /** Stores writes for (thread, step) that are not stored yet; a (node, key) already stored keeps its value. */
+  protected writeWrites(_thread: string, _step: number, _writes: WriteRecord[]): Awaitable<void> {
+    throw this.unsupported('putWrites');
+  }
+  /** The writes stored for (thread, step), in code-point order of (node, key). */
+  protected readWrites(_thread: string, _step: number): Awaitable<WriteRecord[]> {
+    throw this.unsupported('getWrites');
+  }
+  /**
+   * Takes the lease when there is none, it has expired (by the store's clock), it is `lease.owner`'s already
+   * (then it is renewed), or its owner is `replace`. Otherwise answers the live holder and changes nothing.
+   */
+  protected writeLease(_thread: string, _lease: LeaseRecord, _replace: string | undefined): Awaitable<LeaseResult> {
+    throw this.unsupported('acquireLease');
+  }
+  /** Extends `owner`'s live lease to now + ttlMs; false (and no change) when `owner` does not hold it. */
+  protected extendLease(_thread: string, _owner: string, _ttlMs: number): Awaitable<boolean> {
+    throw this.unsupported('renewLease');
+  }
+  /** Removes the lease if `owner` holds it. */
+  protected dropLease(_thread: string, _owner: string): Awaitable<void> {
+    throw this.unsupported('releaseLease');
+  }
+  /** The live lease on the thread, if any (an expired one is absent). */
+  protected readLease(_thread: string): Awaitable<Lease | undefined> {
+    throw this.unsupported('getLease');
+  }
+
   /** Where a record lives, for `CorruptCheckpointError` messages. Backends override with a path or key. */
   protected locate(thread: string, step: number): string {
     return `thread ${JSON.stringify(thread)} step ${step}`;
@@ -99,9 +148,19 @@ export abstract class BaseCheckpointer implements Checkpointer {
     const checked = cp instanceof Checkpoint ? cp : new Checkpoint(cp);
     const ifRevision = opts?.ifRevision;
     assertIfRevision(ifRevision);
+    const pending = opts?.writes;
+    if (pending !== undefined) assertWrites(pending);
     const record = encodeRecord(checked, this.serializer, this.backend);
+    const writes =
+      pending === undefined || pending.length === 0
+        ? undefined
+        : encodeWrites(checked.thread, checked.step, pending, this.serializer, this.backend);
     if (!this.#isSetUp) await this.setup();
-    const written = this.run('put', checked.thread, () => this.writeRecord(record, ifRevision));
+    const written = this.run('put', checked.thread, () =>
+      writes === undefined
+        ? this.writeRecord(record, ifRevision)
+        : this.writeRecordWithWrites(record, ifRevision, writes),
+    );
     const revision = isPromise(written) ? await written : written;
     return checked.with({ ts: record.ts, revision });
   }
@@ -143,6 +202,60 @@ export abstract class BaseCheckpointer implements Checkpointer {
     return this.run('prune', thread, () => this.removeCheckpoints(thread, normalized));
   }
 
+  async putWrites(thread: string, step: number, writes: readonly PendingWrite[]): Promise<void> {
+    assertThreadId(thread);
+    assertStep(step);
+    assertWrites(writes);
+    if (writes.length === 0) return;
+    const records = encodeWrites(thread, step, writes, this.serializer, this.backend);
+    if (!this.#isSetUp) await this.setup();
+    const done = this.run('putWrites', thread, () => this.writeWrites(thread, step, records));
+    if (isPromise(done)) await done;
+  }
+
+  async getWrites(thread: string, step: number): Promise<PendingWrite[]> {
+    assertThreadId(thread);
+    assertStep(step);
+    if (!this.#isSetUp) await this.setup();
+    const found = this.run('getWrites', thread, () => this.readWrites(thread, step));
+    const records = isPromise(found) ? await found : found;
+    const location = () => `${this.locate(thread, step)} writes`;
+    return decodeWrites(thread, step, records, this.serializer, location, this.backend);
+  }
+
+  async acquireLease(thread: string, request: LeaseRequest): Promise<Lease | undefined> {
+    assertLeaseRequest(thread, request);
+    if (!this.#isSetUp) await this.setup();
+    const record = leaseRecordOf(request);
+    const first = await this.run('acquireLease', thread, () => this.writeLease(thread, record, undefined));
+    if (first.acquired) return first.lease;
+    // The one rule for a dead owner: same host, no such process → its lease counts as expired.
+    if (!ownerIsGone(first.holder)) return undefined;
+    const second = await this.run('acquireLease', thread, () =>
+      this.writeLease(thread, record, first.holder.owner),
+    );
+    return second.acquired ? second.lease : undefined;
+  }
+
+  async renewLease(thread: string, request: LeaseRequest): Promise<boolean> {
+    assertLeaseRequest(thread, request);
+    if (!this.#isSetUp) await this.setup();
+    return this.run('renewLease', thread, () => this.extendLease(thread, request.owner, request.ttlMs));
+  }
+
+  async releaseLease(thread: string, owner: string): Promise<void> {
+    assertThreadId(thread);
+    assertThreadId(owner, 'lease owner');
+    if (!this.#isSetUp) await this.setup();
+    await this.run('releaseLease', thread, () => this.dropLease(thread, owner));
+  }
+
+  async getLease(thread: string): Promise<Lease | undefined> {
+    assertThreadId(thread);
+    if (!this.#isSetUp) await this.setup();
+    return this.run('getLease', thread, () => this.readLease(thread));
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -157,6 +270,10 @@ export abstract class BaseCheckpointer implements Checkpointer {
   private decode(record: CheckpointRecord): Checkpoint {
     const location = () => this.locate(record.thread, record.step);
     return decodeRecord(record, this.serializer, location, this.backend);
+  }
+
+  private unsupported(op: string): StorageError {
+    return new StorageError(`${prefix(this.backend)}${op} is not supported by this backend`);
   }
 
   private closedError(): StorageError {

@@ -1,4 +1,7 @@
 import { InvalidArgumentError } from './errors.js';
+import type { RunError } from './status.js';
+
+const EMPTY_META: Readonly<Record<string, unknown>> = Object.freeze({});
 import { assertInteger, assertStep, assertThreadId, normalizeTimestamp } from './validation.js';
 
 /** The fields a `Checkpoint` is built from. */
@@ -21,6 +24,13 @@ export interface CheckpointInit<S = unknown> {
   ts?: string;
   /** Write count for this (thread, step), set by the backend; ignored by `put`. @default 0 */
   revision?: number;
+  /** Set when the run failed at this checkpoint (a node error after retries, or the step limit). @default null */
+  error?: RunError | null;
+  /**
+   * Small plain-JSON facts about the checkpoint that are not state (the engine's `stateVersion`, say). Stored
+   * as JSON, not through the serializer, and visible to anyone who can read the store. @default {}
+   */
+  meta?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -42,6 +52,8 @@ export class Checkpoint<S = unknown> {
   readonly interruptPayload: unknown;
   readonly ts: string;
   readonly revision: number;
+  readonly error: RunError | null;
+  readonly meta: Readonly<Record<string, unknown>>;
 
   constructor(init: CheckpointInit<S>) {
     if (typeof init !== 'object' || init === null)
@@ -63,6 +75,19 @@ export class Checkpoint<S = unknown> {
     let ts = init.ts ?? '';
     if (typeof ts !== 'string') throw new InvalidArgumentError('ts must be an ISO-8601 string');
     if (ts !== '') ts = normalizeTimestamp(ts, 'ts');
+    const error = init.error ?? null;
+    if (
+      error !== null &&
+      (typeof error !== 'object' ||
+        typeof error.message !== 'string' ||
+        (error.node !== null && typeof error.node !== 'string'))
+    ) {
+      throw new InvalidArgumentError('error must be null or { node: string | null, message: string }');
+    }
+    const meta = init.meta ?? EMPTY_META;
+    if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+      throw new InvalidArgumentError('meta must be a plain object');
+    }
 
     this.thread = init.thread;
     this.step = init.step;
@@ -73,6 +98,8 @@ export class Checkpoint<S = unknown> {
     this.interruptPayload = init.interruptPayload === undefined ? null : init.interruptPayload;
     this.ts = ts;
     this.revision = revision;
+    this.error = error === null ? null : Object.freeze({ node: error.node ?? null, message: error.message });
+    this.meta = meta;
     Object.freeze(this);
   }
 
@@ -98,6 +125,8 @@ export class Checkpoint<S = unknown> {
       interruptPayload: this.interruptPayload,
       ts: this.ts,
       revision: this.revision,
+      error: this.error,
+      meta: this.meta,
     };
   }
 
@@ -107,11 +136,4 @@ export class Checkpoint<S = unknown> {
   }
 }
 
-/** A thread's latest checkpoint, without its state. */
-export interface ThreadInfo {
-  thread: string;
-  latestStep: number;
-  interrupted: boolean;
-  done: boolean;
-  ts: string;
-}
+export type { ThreadInfo } from './status.js';

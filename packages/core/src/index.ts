@@ -13,14 +13,41 @@ export {
 } from './errors.js';
 export { type PlainJson, toPlainJson } from './plain-json.js';
 export {
+  assertLeaseRequest,
+  type Lease,
+  type LeaseRecord,
+  type LeaseRequest,
+  type LeaseResult,
+  leaseRecordOf,
+  MAX_LEASE_MS,
+  ownerIsGone,
+} from './lease.js';
+export {
   type CheckpointRecord,
   decodeRecord,
+  decodeWrites,
   encodeRecord,
+  encodeWrites,
   type RecordLocation,
   redactDecodeError,
 } from './record.js';
 export { createRedactor, type Redactor } from './redactor.js';
-export { fromJsonValue, jsonSerializer, type Serializer, toJsonValue } from './serializer.js';
+export {
+  fromJsonValue,
+  jsonSerializer,
+  type SerializeContext,
+  type Serializer,
+  toJsonValue,
+} from './serializer.js';
+export {
+  parseRunError,
+  type RunError,
+  type StatusFields,
+  statusOf,
+  stringifyRunError,
+  THREAD_STATUSES,
+  threadInfoOf,
+} from './status.js';
 export { compareThreadIds } from './thread-order.js';
 export {
   assertIfRevision,
@@ -41,3 +68,4 @@ export {
   type PruneBounds,
   type ThreadStatus,
 } from './validation.js';
+export { assertWrites, compareWrites, type PendingWrite, type WriteRecord } from './writes.js';

@@ -1,6 +1,8 @@
 import { Checkpoint } from './checkpoint.js';
 import { CorruptCheckpointError, prefix, SerializationError } from './errors.js';
-import type { Serializer } from './serializer.js';
+import type { SerializeContext, Serializer } from './serializer.js';
+import { parseRunError, stringifyRunError } from './status.js';
+import type { PendingWrite, WriteRecord } from './writes.js';
 
 /**
  * A checkpoint as a backend stores it: state and interrupt payload already serialized, `ts` stamped.
@@ -20,24 +22,30 @@ export interface CheckpointRecord {
   ts: string;
   /** Stored revision (ignored when writing; the backend computes it). */
   revision: number;
+  /** JSON text of the run's `RunError` when it failed here, else null. Records written before read as null. */
+  error: string | null;
+  /** JSON text of `meta` (`'{}'` when empty). Records written before read as `'{}'`. */
+  meta: string;
 }
 
-function serializeField(
-  serializer: Serializer,
-  value: unknown,
-  field: string,
-  cp: Checkpoint,
-  backend?: string,
-) {
+function serializeField(serializer: Serializer, value: unknown, context: SerializeContext, backend?: string) {
   try {
-    return serializer.serialize(value);
+    return serializer.serialize(value, context);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
+    const what = context.field === 'write' ? `write ${JSON.stringify([context.node, context.key])}` : context.field;
     throw new SerializationError(
-      `${prefix(backend)}${field} of thread ${JSON.stringify(cp.thread)} step ${cp.step}: ${detail}`,
+      `${prefix(backend)}${what} of thread ${JSON.stringify(context.thread)} step ${context.step}: ${detail}`,
       { cause: error },
     );
   }
+}
+
+const EMPTY_META_TEXT = '{}';
+
+function stringifyMeta(meta: Readonly<Record<string, unknown>>): string {
+  for (const _ in meta) return JSON.stringify(meta);
+  return EMPTY_META_TEXT;
 }
 
 /** Serializes a checkpoint for storage, stamping `ts` with the current time when it is empty. */
@@ -45,14 +53,56 @@ export function encodeRecord(cp: Checkpoint, serializer: Serializer, backend?: s
   return {
     thread: cp.thread,
     step: cp.step,
-    state: serializeField(serializer, cp.state, 'state', cp, backend),
+    state: serializeField(serializer, cp.state, { thread: cp.thread, step: cp.step, field: 'state' }, backend),
     next: cp.next,
     interrupted: cp.interrupted,
     interruptNode: cp.interruptNode,
-    interruptPayload: serializeField(serializer, cp.interruptPayload, 'interruptPayload', cp, backend),
+    interruptPayload: serializeField(
+      serializer,
+      cp.interruptPayload,
+      { thread: cp.thread, step: cp.step, field: 'interruptPayload' },
+      backend,
+    ),
     ts: cp.ts || new Date().toISOString(),
     revision: cp.revision,
+    error: stringifyRunError(cp.error),
+    meta: stringifyMeta(cp.meta),
   };
+}
+
+/** Serializes writes for storage at (thread, step). */
+export function encodeWrites(
+  thread: string,
+  step: number,
+  writes: readonly PendingWrite[],
+  serializer: Serializer,
+  backend?: string,
+): WriteRecord[] {
+  return writes.map((w) => ({
+    node: w.node,
+    key: w.key,
+    value: serializeField(serializer, w.value, { thread, step, field: 'write', node: w.node, key: w.key }, backend),
+  }));
+}
+
+/** Rebuilds writes read from (thread, step); an unreadable one is a `CorruptCheckpointError` naming it. */
+export function decodeWrites(
+  thread: string,
+  step: number,
+  records: readonly WriteRecord[],
+  serializer: Serializer,
+  location: RecordLocation,
+  backend?: string,
+): PendingWrite[] {
+  return records.map((r) => {
+    const context: SerializeContext = { thread, step, field: 'write', node: r.node, key: r.key };
+    try {
+      return { node: r.node, key: r.key, value: serializer.deserialize(r.value, context) };
+    } catch (error) {
+      const redacted = redactDecodeError(error, `write ${JSON.stringify([r.node, r.key])}`);
+      throw new CorruptCheckpointError(where(location), redacted.message, { cause: redacted, backend });
+    }
+  });
 }
 
 /**
@@ -84,12 +134,13 @@ function where(location: RecordLocation): string {
 function deserializeField(
   serializer: Serializer,
   text: string,
-  field: string,
+  context: SerializeContext,
   location: RecordLocation,
   backend?: string,
 ) {
+  const field = context.field;
   try {
-    return serializer.deserialize(text);
+    return serializer.deserialize(text, context);
   } catch (error) {
     const redacted = redactDecodeError(error, field);
     throw new CorruptCheckpointError(where(location), redacted.message, { cause: redacted, backend });
@@ -108,11 +159,12 @@ export function decodeRecord(
   location: RecordLocation,
   backend?: string,
 ): Checkpoint {
-  const state = deserializeField(serializer, record.state, 'state', location, backend);
+  const at = { thread: record.thread, step: record.step };
+  const state = deserializeField(serializer, record.state, { ...at, field: 'state' }, location, backend);
   const interruptPayload = deserializeField(
     serializer,
     record.interruptPayload,
-    'interruptPayload',
+    { ...at, field: 'interruptPayload' },
     location,
     backend,
   );
@@ -127,6 +179,8 @@ export function decodeRecord(
       interruptPayload,
       ts: record.ts,
       revision: record.revision,
+      error: parseRunError(record.error),
+      meta: record.meta === undefined || record.meta === EMPTY_META_TEXT ? undefined : JSON.parse(record.meta),
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);

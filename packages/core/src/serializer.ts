@@ -5,8 +5,21 @@ import { SerializationError } from './errors.js';
  * (`{ serializer }`). The Postgres backend stores the text as JSONB, so a serializer used there must emit JSON.
  */
 export interface Serializer {
-  serialize(value: unknown): string;
-  deserialize(text: string): unknown;
+  serialize(value: unknown, context?: SerializeContext): string;
+  deserialize(text: string, context?: SerializeContext): unknown;
+}
+
+/**
+ * Where a value is stored, passed by core to every `serialize`/`deserialize` call it makes, so a serializer can
+ * bind a value to its place (the encrypted serializer authenticates it as associated data).
+ * `field` is `state`, `interruptPayload`, or `write` (then `node` and `key` name the write).
+ */
+export interface SerializeContext {
+  thread: string;
+  step: number;
+  field: 'state' | 'interruptPayload' | 'write';
+  node?: string;
+  key?: string;
 }
 
 /**

@@ -1,4 +1,7 @@
 import { InvalidArgumentError } from './errors.js';
+import { THREAD_STATUSES, type ThreadStatus } from './status.js';
+
+export type { ThreadStatus };
 
 /** The largest step a checkpoint may carry: 2^31 − 1. */
 export const MAX_STEP = 2 ** 31 - 1;
@@ -69,8 +72,7 @@ export function assertListOptions(opts: unknown): asserts opts is ListOptions | 
   if (limit !== undefined) assertInteger(limit, 'limit', 0, Number.MAX_SAFE_INTEGER);
 }
 
-export type ThreadStatus = 'running' | 'interrupted' | 'done';
-const STATUSES: readonly string[] = ['running', 'interrupted', 'done'];
+const STATUSES: readonly string[] = THREAD_STATUSES;
 
 /** Options of `listThreads(opts)`, checked. */
 export interface ListThreadsOptions {
@@ -90,7 +92,7 @@ export function assertListThreadsOptions(opts: unknown): asserts opts is ListThr
   if (limit !== undefined) assertInteger(limit, 'limit', 0, Number.MAX_SAFE_INTEGER);
   if (status !== undefined && !STATUSES.includes(status)) {
     throw new InvalidArgumentError(
-      `status must be one of running, interrupted, done; got ${describe(status)}`,
+      `status must be one of ${STATUSES.join(', ')}; got ${describe(status)}`,
     );
   }
 }

@@ -1,0 +1,39 @@
+import { InvalidArgumentError } from './errors.js';
+import { assertThreadId } from './validation.js';
+
+/**
+ * A per-super-step result ("write"): stored per (thread, step the nodes read, node, key). The engine keeps a
+ * completed node's update, a durable task's value and an interrupt's answer this way. The first value stored
+ * for a (thread, step, node, key) wins; later ones for the same key are ignored.
+ */
+export interface PendingWrite {
+  node: string;
+  key: string;
+  value: unknown;
+}
+
+/** A write as a backend stores it: the value already serialized. */
+export interface WriteRecord {
+  node: string;
+  key: string;
+  /** Serialized value. */
+  value: string;
+}
+
+/** Checks a batch of writes: an array of `{ node, key, value }` with node and key shaped like thread ids. */
+export function assertWrites(writes: unknown): asserts writes is readonly PendingWrite[] {
+  if (!Array.isArray(writes)) throw new InvalidArgumentError('writes must be an array of { node, key, value }');
+  for (const w of writes) {
+    if (typeof w !== 'object' || w === null)
+      throw new InvalidArgumentError('each write must be an object { node, key, value }');
+    assertThreadId((w as PendingWrite).node, 'write node');
+    assertThreadId((w as PendingWrite).key, 'write key');
+  }
+}
+
+/** Code-point order of (node, key): the order `getWrites` returns writes in. */
+export function compareWrites(a: { node: string; key: string }, b: { node: string; key: string }): number {
+  if (a.node !== b.node) return a.node < b.node ? -1 : 1;
+  if (a.key === b.key) return 0;
+  return a.key < b.key ? -1 : 1;
+}
