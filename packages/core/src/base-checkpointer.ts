@@ -106,7 +106,11 @@ export abstract class BaseCheckpointer implements Checkpointer {
    * Takes the lease when there is none, it has expired (by the store's clock), it is `lease.owner`'s already
    * (then it is renewed), or its owner is `replace`. Otherwise answers the live holder and changes nothing.
    */
-  protected writeLease(_thread: string, _lease: LeaseRecord, _replace: string | undefined): Awaitable<LeaseResult> {
+  protected writeLease(
+    _thread: string,
+    _lease: LeaseRecord,
+    _replace: string | undefined,
+  ): Awaitable<LeaseResult> {
     throw this.unsupported('acquireLease');
   }
   /** Extends `owner`'s live lease to now + ttlMs; false (and no change) when `owner` does not hold it. */

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from './errors.js';
 import type { RunError } from './status.js';
 
 const EMPTY_META: Readonly<Record<string, unknown>> = Object.freeze({});
+
 import { assertInteger, assertStep, assertThreadId, normalizeTimestamp } from './validation.js';
 
 /** The fields a `Checkpoint` is built from. */

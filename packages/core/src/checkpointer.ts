@@ -1,7 +1,7 @@
 import type { Checkpoint, ThreadInfo } from './checkpoint.js';
 import type { Lease, LeaseRequest } from './lease.js';
-import type { PendingWrite } from './writes.js';
 import type { ListOptions, ListThreadsOptions, PruneBounds } from './validation.js';
+import type { PendingWrite } from './writes.js';
 
 /** Options of a conditional `put`. */
 export interface PutOptions {

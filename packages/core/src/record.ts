@@ -33,7 +33,8 @@ function serializeField(serializer: Serializer, value: unknown, context: Seriali
     return serializer.serialize(value, context);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    const what = context.field === 'write' ? `write ${JSON.stringify([context.node, context.key])}` : context.field;
+    const what =
+      context.field === 'write' ? `write ${JSON.stringify([context.node, context.key])}` : context.field;
     throw new SerializationError(
       `${prefix(backend)}${what} of thread ${JSON.stringify(context.thread)} step ${context.step}: ${detail}`,
       { cause: error },
@@ -53,7 +54,12 @@ export function encodeRecord(cp: Checkpoint, serializer: Serializer, backend?: s
   return {
     thread: cp.thread,
     step: cp.step,
-    state: serializeField(serializer, cp.state, { thread: cp.thread, step: cp.step, field: 'state' }, backend),
+    state: serializeField(
+      serializer,
+      cp.state,
+      { thread: cp.thread, step: cp.step, field: 'state' },
+      backend,
+    ),
     next: cp.next,
     interrupted: cp.interrupted,
     interruptNode: cp.interruptNode,
@@ -81,7 +87,12 @@ export function encodeWrites(
   return writes.map((w) => ({
     node: w.node,
     key: w.key,
-    value: serializeField(serializer, w.value, { thread, step, field: 'write', node: w.node, key: w.key }, backend),
+    value: serializeField(
+      serializer,
+      w.value,
+      { thread, step, field: 'write', node: w.node, key: w.key },
+      backend,
+    ),
   }));
 }
 
@@ -180,7 +191,8 @@ export function decodeRecord(
       ts: record.ts,
       revision: record.revision,
       error: parseRunError(record.error),
-      meta: record.meta === undefined || record.meta === EMPTY_META_TEXT ? undefined : JSON.parse(record.meta),
+      meta:
+        record.meta === undefined || record.meta === EMPTY_META_TEXT ? undefined : JSON.parse(record.meta),
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);

@@ -91,9 +91,7 @@ export function assertListThreadsOptions(opts: unknown): asserts opts is ListThr
   }
   if (limit !== undefined) assertInteger(limit, 'limit', 0, Number.MAX_SAFE_INTEGER);
   if (status !== undefined && !STATUSES.includes(status)) {
-    throw new InvalidArgumentError(
-      `status must be one of ${STATUSES.join(', ')}; got ${describe(status)}`,
-    );
+    throw new InvalidArgumentError(`status must be one of ${STATUSES.join(', ')}; got ${describe(status)}`);
   }
 }
 

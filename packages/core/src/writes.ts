@@ -22,7 +22,8 @@ export interface WriteRecord {
 
 /** Checks a batch of writes: an array of `{ node, key, value }` with node and key shaped like thread ids. */
 export function assertWrites(writes: unknown): asserts writes is readonly PendingWrite[] {
-  if (!Array.isArray(writes)) throw new InvalidArgumentError('writes must be an array of { node, key, value }');
+  if (!Array.isArray(writes))
+    throw new InvalidArgumentError('writes must be an array of { node, key, value }');
   for (const w of writes) {
     if (typeof w !== 'object' || w === null)
       throw new InvalidArgumentError('each write must be an object { node, key, value }');
