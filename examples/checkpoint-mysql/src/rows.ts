@@ -1,4 +1,4 @@
-import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo } from '@flow/core';
+import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo, threadInfoOf } from '@flow/core';
 
 /** A checkpoint row as the statements select it (mysql2 returns BIGINT as number, BOOLEAN as 0/1). */
 export interface CheckpointRow {
@@ -44,15 +44,21 @@ export function toRecord(thread: string, row: CheckpointRow, location: string): 
     interruptNode: row.interrupt_node,
     interruptPayload: row.interrupt_payload,
     state: row.state,
+    // Not stored by this schema yet: every record reads as not failed, without meta.
+    error: null,
+    meta: '{}',
   };
 }
 
+/** The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier. */
+const UNFINISHED: readonly string[] = [''];
+
 export function toThreadInfo(row: ThreadRow): ThreadInfo {
-  return {
+  return threadInfoOf({
     thread: row.thread,
-    latestStep: Number(row.latest_step),
+    step: Number(row.latest_step),
+    next: row.done ? [] : UNFINISHED,
     interrupted: Boolean(row.interrupted),
-    done: Boolean(row.done),
     ts: new Date(Number(row.ts_ms)).toISOString(),
-  };
+  });
 }

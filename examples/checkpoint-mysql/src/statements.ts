@@ -8,6 +8,8 @@ const STATUS_FILTER: Record<ThreadStatus, string> = {
   running: 'AND NOT interrupted AND NOT done',
   interrupted: 'AND interrupted',
   done: 'AND done',
+  // This schema stores no run error yet, so no thread is failed.
+  failed: 'AND FALSE',
 };
 
 /**

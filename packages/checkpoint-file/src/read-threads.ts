@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { compareThreadIds, type ListThreadsOptions, type ThreadInfo } from '@flow/core';
+import { compareThreadIds, type ListThreadsOptions, type ThreadInfo, type ThreadStatus } from '@flow/core';
 import { SUMMARY_FILE } from './layout.js';
 import { mapLimit } from './map-limit.js';
 import { readSummary } from './summary-file.js';
@@ -50,6 +50,6 @@ async function threadInfo(dir: string, name: string, locked: boolean): Promise<T
   return info !== undefined && threadName(info.thread) === name ? info : undefined;
 }
 
-function statusOf(info: ThreadInfo): 'done' | 'interrupted' | 'running' {
-  return info.done ? 'done' : info.interrupted ? 'interrupted' : 'running';
+function statusOf(info: ThreadInfo): ThreadStatus {
+  return info.interrupted ? 'interrupted' : info.done ? 'done' : info.failed ? 'failed' : 'running';
 }

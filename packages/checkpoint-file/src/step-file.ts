@@ -163,6 +163,9 @@ export function decodeStepFile(buf: Buffer, path: string, thread: string, step: 
     interruptPayload: decodeField(buf, payloadAt, h.payloadBytes, h.text, path),
     ts: h.ts,
     revision: h.revision,
+    // Not stored by this format yet: every record reads as not failed, without meta.
+    error: null,
+    meta: '{}',
   };
 }
 

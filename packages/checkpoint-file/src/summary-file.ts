@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { ThreadInfo } from '@flow/core';
+import { type ThreadInfo, threadInfoOf } from '@flow/core';
 import type { StepHeader } from './step-file.js';
 
 /**
@@ -16,14 +16,10 @@ export function encodeSummary(info: ThreadInfo): Buffer {
 export function summaryOf(
   h: Pick<StepHeader, 'thread' | 'step' | 'next' | 'interrupted' | 'ts'>,
 ): ThreadInfo {
-  return {
-    thread: h.thread,
-    latestStep: h.step,
-    interrupted: h.interrupted,
-    done: h.next.length === 0 && !h.interrupted,
-    ts: h.ts,
-  };
+  return threadInfoOf({ thread: h.thread, step: h.step, next: h.next, interrupted: h.interrupted, ts: h.ts });
 }
+
+const UNFINISHED: readonly string[] = [''];
 
 /** Reads a summary file; `undefined` when it is missing or unreadable, which callers repair from the steps. */
 export async function readSummary(path: string): Promise<ThreadInfo | undefined> {
@@ -44,7 +40,14 @@ export async function readSummary(path: string): Promise<ThreadInfo | undefined>
       typeof s.done === 'boolean' &&
       typeof s.ts === 'string';
     if (!ok) return undefined;
-    return { thread: s.thread, latestStep: s.latestStep, interrupted: s.interrupted, done: s.done, ts: s.ts };
+    // The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier.
+    return threadInfoOf({
+      thread: s.thread,
+      step: s.latestStep,
+      next: s.done ? [] : UNFINISHED,
+      interrupted: s.interrupted,
+      ts: s.ts,
+    });
   } catch {
     return undefined;
   }

@@ -61,7 +61,12 @@ describe('a step file', () => {
       revision: 0,
     };
     const bytes = encodeStepFile(record, 7, true);
-    expect(decodeStepFile(bytes, 'f', thread, 1)).toEqual({ ...record, revision: 7 });
+    expect(decodeStepFile(bytes, 'f', thread, 1)).toEqual({
+      ...record,
+      revision: 7,
+      error: null,
+      meta: '{}',
+    });
   });
 
   it('has its header read alone even when it is longer than one read chunk', async () => {

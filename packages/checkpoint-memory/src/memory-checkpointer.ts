@@ -7,9 +7,10 @@ import {
   type ListOptions,
   type ListThreadsOptions,
   type NormalizedPruneBounds,
+  statusOf,
   type ThreadInfo,
+  threadInfoOf,
 } from '@flow/core';
-import { matchesStatus, toThreadInfo } from './thread-summary.js';
 
 /** Options of `new MemoryCheckpointer(options)`. */
 export type MemoryCheckpointerOptions = BaseCheckpointerOptions;
@@ -92,7 +93,7 @@ export class MemoryCheckpointer extends BaseCheckpointer {
     for (let i = opts.after === undefined ? 0 : firstAfter(ids, opts.after); i < ids.length; i++) {
       if (out.length >= limit) break;
       const latest = this.#threads.get(ids[i]!)!.latest;
-      if (matchesStatus(latest, opts.status)) out.push(toThreadInfo(latest));
+      if (opts.status === undefined || statusOf(latest) === opts.status) out.push(threadInfoOf(latest));
     }
     return out;
   }

@@ -30,6 +30,14 @@ it("the README's example runs and prints what its comments say", async () => {
   expect(printed[1]).toBe('CHECKPOINT_CONFLICT');
   expect(printed[2]).toEqual({ n: 1 });
   expect(printed[3]).toEqual([
-    { thread: 'order-42', latestStep: 1, interrupted: false, done: true, ts: expect.any(String) },
+    {
+      thread: 'order-42',
+      latestStep: 1,
+      interrupted: false,
+      done: true,
+      failed: false,
+      error: null,
+      ts: expect.any(String),
+    },
   ]);
 });

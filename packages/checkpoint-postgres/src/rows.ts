@@ -1,4 +1,4 @@
-import type { CheckpointRecord, ThreadInfo } from '@flow/core';
+import { type CheckpointRecord, type ThreadInfo, threadInfoOf } from '@flow/core';
 import { fromEpochMs } from './timestamp.js';
 
 /** A checkpoint row as the statements select it. */
@@ -34,15 +34,22 @@ export function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
     ts: fromEpochMs(row.ts),
     // float8 in SQL; Number() still copes with a pool whose type parsers return strings.
     revision: Number(row.revision),
+    // Not stored by this schema yet: every record reads as not failed, without meta.
+    error: null,
+    meta: '{}',
   };
 }
 
+/** The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier. */
+const UNFINISHED: readonly string[] = [''];
+
 export function toThreadInfo(row: ThreadRow): ThreadInfo {
-  return {
+  return threadInfoOf({
     thread: row.thread,
-    latestStep: row.latest_step,
+    step: row.latest_step,
+    next: row.done ? [] : UNFINISHED,
     interrupted: row.interrupted,
-    done: row.done,
+    error: null,
     ts: fromEpochMs(row.ts),
-  };
+  });
 }

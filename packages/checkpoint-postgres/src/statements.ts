@@ -93,7 +93,7 @@ export interface Statements {
   /** $2 exclusive upper bound of step (bigint), $3 limit or null. */
   list: Statement;
   /** $1 exclusive lower bound of thread ('' for none), $2 limit or null; one per status filter. */
-  listThreads: Record<'all' | 'running' | 'interrupted' | 'done', Statement>;
+  listThreads: Record<'all' | 'running' | 'interrupted' | 'done' | 'failed', Statement>;
   /** $2 exclusive step bound, $3 exclusive ts bound; keeps the thread's highest step. */
   prune: Statement;
   /** Takes the thread's advisory lock (inside deleteThread's transaction). */
@@ -143,6 +143,8 @@ export function buildStatements(schema: string): Statements {
       // Literally `AND interrupted`, so the planner can use the partial index.
       interrupted: threads('AND interrupted'),
       done: threads('AND done'),
+      // This schema stores no run error yet, so no thread is failed.
+      failed: threads('AND false'),
     },
     prune: statement(`
       DELETE FROM ${s}.checkpoints

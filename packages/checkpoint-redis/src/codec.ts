@@ -1,10 +1,4 @@
-import type { CheckpointRecord, ThreadInfo, ThreadStatus } from '@flow/core';
-
-/** The status a checkpoint gives its thread: the index it belongs to. */
-export function statusOf(record: CheckpointRecord): ThreadStatus {
-  if (record.interrupted) return 'interrupted';
-  return record.next.length === 0 ? 'done' : 'running';
-}
+import { type CheckpointRecord, type ThreadInfo, threadInfoOf } from '@flow/core';
 
 /** The small fields of a checkpoint, stored together as JSON next to state and payload. */
 interface Meta {
@@ -67,8 +61,13 @@ export function decodeRow(thread: string, row: readonly unknown[]): CheckpointRe
     interruptPayload: payload,
     ts: meta.ts,
     revision: Number(revision),
+    // Not stored by this layout yet: every record reads as not failed, without meta.
+    error: null,
+    meta: '{}',
   };
 }
+
+const UNFINISHED: readonly string[] = [''];
 
 /** Rebuilds one summary from a THREADS group (thread, step, status, ts). */
 export function decodeThread(row: readonly unknown[]): ThreadInfo {
@@ -79,13 +78,15 @@ export function decodeThread(row: readonly unknown[]): ThreadInfo {
   if (status !== 'running' && status !== 'interrupted' && status !== 'done') {
     throw new UnreadableEntry(`the summary has an unknown status ${JSON.stringify(status)}`);
   }
-  return {
+  // The summary keeps the status, not the frontier: an unfinished run stands in with a one-node frontier.
+  return threadInfoOf({
     thread: String(thread),
-    latestStep: Number(step),
+    step: Number(step),
+    next: status === 'done' ? [] : UNFINISHED,
     interrupted: status === 'interrupted',
-    done: status === 'done',
+    error: null,
     ts,
-  };
+  });
 }
 
 /** Splits a flat script reply into groups of `size`. */

@@ -10,6 +10,7 @@ import {
   type ListThreadsOptions,
   type NormalizedPruneBounds,
   StorageError,
+  statusOf,
   type ThreadInfo,
 } from '@flow/core';
 import type { Redis } from 'ioredis';
@@ -22,7 +23,7 @@ import {
   type RedisClient,
   selectDatabase,
 } from './client.js';
-import { decodeRow, decodeThread, encodeMeta, groups, statusOf, UnreadableEntry } from './codec.js';
+import { decodeRow, decodeThread, encodeMeta, groups, UnreadableEntry } from './codec.js';
 import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
 import { runScript, runScriptAfterSet } from './run-script.js';
 import { DELETE, INIT, type LuaScript, PRUNE, PUT, READ, SCRIPTS, THREADS } from './scripts.js';
@@ -168,7 +169,8 @@ export class RedisCheckpointer extends BaseCheckpointer {
       Date.parse(record.ts),
       encodeMeta(record),
       record.interruptPayload,
-      statusOf(record),
+      // This layout has no failed index yet: the error is left out of the status.
+      statusOf({ next: record.next, interrupted: record.interrupted }),
       record.ts,
     ];
     // A small state rides along as a script argument (one command); a large one is SET first in the same
@@ -205,7 +207,8 @@ export class RedisCheckpointer extends BaseCheckpointer {
   }
 
   protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
-    if (opts.limit === 0) return [];
+    // This layout stores no run error yet, so no thread is failed.
+    if (opts.limit === 0 || opts.status === 'failed') return [];
     const index = this.#keys.index[opts.status ?? 'all'];
     const min = opts.after === undefined ? '-' : `(${opts.after}`;
     const reply = await this.call(THREADS, [index], [min, opts.limit ?? -1, this.#keys.headPrefix]);

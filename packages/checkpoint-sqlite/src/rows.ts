@@ -1,4 +1,4 @@
-import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo } from '@flow/core';
+import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo, threadInfoOf } from '@flow/core';
 
 /** A read of `flow_checkpoints` as the driver returns it: the columns of `READ_COLUMNS` (statements.ts), in order. */
 export type CheckpointRow = [
@@ -68,6 +68,9 @@ export function rowToRecord(
       interruptPayload: interruptPayload ?? 'null',
       ts,
       revision,
+      // Not stored by this schema yet: every record reads as not failed, without meta.
+      error: null,
+      meta: '{}',
     };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
@@ -76,6 +79,15 @@ export function rowToRecord(
 }
 
 /** Turns a summary row into a `ThreadInfo`. */
-export function rowToThreadInfo([thread, latestStep, interrupted, done, ts]: ThreadRow): ThreadInfo {
-  return { thread, latestStep, interrupted: interrupted === 1, done: done === 1, ts };
+export function rowToThreadInfo([thread, step, interrupted, done, ts]: ThreadRow): ThreadInfo {
+  // The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier.
+  return threadInfoOf({
+    thread,
+    step,
+    next: done === 1 ? [] : UNFINISHED,
+    interrupted: interrupted === 1,
+    ts,
+  });
 }
+
+const UNFINISHED: readonly string[] = [''];

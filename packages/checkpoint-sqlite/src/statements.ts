@@ -17,6 +17,8 @@ const STATUS_FILTER: Record<ThreadStatus | 'any', string> = {
   done: 'AND done = 1',
   interrupted: 'AND interrupted = 1',
   running: 'AND done = 0 AND interrupted = 0',
+  // This schema stores no run error yet, so no thread is failed (an empty range of the primary key).
+  failed: "AND thread < ''",
 };
 
 /** The SQL of every statement the checkpointer runs, by role (tests inspect their query plans). */

@@ -45,9 +45,9 @@ describe('thread summary (flow_threads)', () => {
     const after = await checkpointer.listThreads();
     expect(after).toEqual(before);
     expect(after.map(({ ts: _ts, ...rest }) => rest)).toEqual([
-      { thread: 'a', latestStep: 0, interrupted: false, done: false },
-      { thread: 'b', latestStep: 3, interrupted: true, done: false },
-      { thread: 'c', latestStep: 1, interrupted: false, done: true },
+      { thread: 'a', latestStep: 0, interrupted: false, done: false, failed: false, error: null },
+      { thread: 'b', latestStep: 3, interrupted: true, done: false, failed: false, error: null },
+      { thread: 'c', latestStep: 1, interrupted: false, done: true, failed: false, error: null },
     ]);
     db.close();
   });
@@ -60,11 +60,27 @@ describe('thread summary (flow_threads)', () => {
     );
     await checkpointer.put(cp({ thread: 't', step: 1 })); // done, but not the latest
     expect(await checkpointer.listThreads()).toEqual([
-      { thread: 't', latestStep: 2, interrupted: true, done: false, ts: latest.ts },
+      {
+        thread: 't',
+        latestStep: 2,
+        interrupted: true,
+        done: false,
+        failed: false,
+        error: null,
+        ts: latest.ts,
+      },
     ]);
     const rewritten = await checkpointer.put(cp({ thread: 't', step: 2, ts: '2030-01-01T00:00:00.000Z' }));
     expect(await checkpointer.listThreads({ status: 'done' })).toEqual([
-      { thread: 't', latestStep: 2, interrupted: false, done: true, ts: rewritten.ts },
+      {
+        thread: 't',
+        latestStep: 2,
+        interrupted: false,
+        done: true,
+        failed: false,
+        error: null,
+        ts: rewritten.ts,
+      },
     ]);
     expect(await checkpointer.listThreads({ status: 'interrupted' })).toEqual([]);
     db.close();

@@ -136,15 +136,31 @@ export const listThreadsSuite: ConformanceSuite = {
       expect(ids(await cp.listThreads({ status: 'done' }))).toEqual(['t']);
     });
 
-    it('ThreadInfo has exactly { thread, latestStep, interrupted, done, ts } from the latest checkpoint', async () => {
+    it('ThreadInfo has exactly { thread, latestStep, interrupted, done, failed, error, ts } from the latest checkpoint', async () => {
       const cp = await kit.create();
       await cp.put(checkpoint('t', 0, { next: ['work'], ts: at(0), state: { big: 'x'.repeat(10_000) } }));
       await cp.put(
         checkpoint('t', 1, { next: ['review'], interrupted: true, interruptNode: 'review', ts: at(1) }),
       );
       const [info] = await cp.listThreads();
-      expect(Object.keys(info!).sort()).toEqual(['done', 'interrupted', 'latestStep', 'thread', 'ts']);
-      expect(info).toEqual({ thread: 't', latestStep: 1, interrupted: true, done: false, ts: at(1) });
+      expect(Object.keys(info!).sort()).toEqual([
+        'done',
+        'error',
+        'failed',
+        'interrupted',
+        'latestStep',
+        'thread',
+        'ts',
+      ]);
+      expect(info).toEqual({
+        thread: 't',
+        latestStep: 1,
+        interrupted: true,
+        done: false,
+        failed: false,
+        error: null,
+        ts: at(1),
+      });
     });
 
     it('latestStep stays the highest step after putting a lower step', async () => {
@@ -152,7 +168,7 @@ export const listThreadsSuite: ConformanceSuite = {
       await cp.put(checkpoint('t', 5, { ts: at(5) }));
       await cp.put(checkpoint('t', 2, { next: ['work'], interrupted: true, ts: at(9) }));
       expect(await cp.listThreads()).toEqual([
-        { thread: 't', latestStep: 5, interrupted: false, done: true, ts: at(5) },
+        { thread: 't', latestStep: 5, interrupted: false, done: true, failed: false, error: null, ts: at(5) },
       ]);
     });
 
@@ -161,7 +177,7 @@ export const listThreadsSuite: ConformanceSuite = {
       await cp.put(checkpoint('t', 3, { next: ['work'], ts: at(1) }));
       await cp.put(checkpoint('t', 3, { ts: at(2) }));
       expect(await cp.listThreads()).toEqual([
-        { thread: 't', latestStep: 3, interrupted: false, done: true, ts: at(2) },
+        { thread: 't', latestStep: 3, interrupted: false, done: true, failed: false, error: null, ts: at(2) },
       ]);
     });
 
@@ -170,12 +186,20 @@ export const listThreadsSuite: ConformanceSuite = {
       await putSteps(cp, 't', [0, 1, 2], { ts: at(0), next: ['n'] });
       await cp.put(checkpoint('t', 3, { ts: at(3), interrupted: true, interruptNode: 'x' }));
       await cp.put(checkpoint('u', 0, { ts: at(4) }));
-      const summary = { thread: 't', latestStep: 3, interrupted: true, done: false, ts: at(3) };
+      const summary = {
+        thread: 't',
+        latestStep: 3,
+        interrupted: true,
+        done: false,
+        failed: false,
+        error: null,
+        ts: at(3),
+      };
       expect(await cp.prune('t', { beforeStep: 100 })).toBe(3);
       const infos = await cp.listThreads();
       expect(infos).toEqual([
         summary,
-        { thread: 'u', latestStep: 0, interrupted: false, done: true, ts: at(4) },
+        { thread: 'u', latestStep: 0, interrupted: false, done: true, failed: false, error: null, ts: at(4) },
       ]);
       expect(await cp.deleteThread('t')).toBe(1);
       expect(ids(await cp.listThreads())).toEqual(['u']);

@@ -10,13 +10,15 @@ export function statusOf(x: { done: boolean; interrupted: boolean }): RunStatus 
   return x.done ? 'done' : 'running';
 }
 
-/** The `--json` form of a `ThreadInfo`: exactly its five fields, in a stable order. */
+/** The `--json` form of a `ThreadInfo`: exactly its fields, in a stable order. */
 export function threadInfoJson(info: ThreadInfo): PlainJson {
   return {
     thread: info.thread,
     latestStep: info.latestStep,
     interrupted: info.interrupted,
     done: info.done,
+    failed: info.failed,
+    error: info.error === null ? null : { node: info.error.node, message: info.error.message },
     ts: info.ts,
   };
 }
