@@ -1,0 +1,143 @@
+import { InvalidArgumentError } from '@flow/core';
+import type { CompiledGraph } from '@flow/graph';
+import { findRoute } from './api-routes.js';
+import { bearerCheck } from './auth.js';
+import { DEFAULT_MAX_BODY_BYTES } from './body.js';
+import { type GraphEntry, graphEntries } from './graphs.js';
+import { HttpError, toHttpError } from './http-error.js';
+import { decodeSegment, threadParam } from './query.js';
+import { errorResponse, json } from './responses.js';
+import { loadUi } from './ui-assets.js';
+
+/** Options of `createHandler`. */
+export interface HandlerOptions {
+  /** The compiled graphs to serve, by name (each with its checkpointer). */
+  graphs: Record<string, CompiledGraph<any>>;
+  /**
+   * The bearer token every `/api/…` request must carry, or `false` for none (then `serve` listens on a
+   * loopback address only). Required: forgetting it never leaves the API open.
+   */
+  token: string | false;
+  /** Larger request bodies are refused with 413 before they are parsed. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Origins allowed to call the API from a browser page of theirs. @default none (no CORS headers) */
+  corsOrigins?: readonly string[];
+  /**
+   * Told of every error the server could not map to an answer (500), for your logs. It gets the error
+   * itself: states and tokens are never passed to it by the server. @default writes one line to stderr
+   */
+  onError?: (error: unknown, request: { method: string; path: string }) => void;
+}
+
+/** A Fetch-API handler: mount it in any server that speaks `Request` and `Response`. */
+export type FlowHandler = (request: Request) => Promise<Response>;
+
+/** Marks a handler made with `token: false`, for `serve` to refuse non-loopback addresses. */
+export const OPEN_HANDLER: unique symbol = Symbol.for('@flow/server.open-handler');
+
+function defaultOnError(error: unknown, request: { method: string; path: string }): void {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
+  process.stderr.write(`[flow:server] 500 on ${request.method} ${request.path}: ${what.split('\n')[0]}\n`);
+}
+
+function corsHeaders(origins: readonly string[], origin: string | null): Record<string, string> | undefined {
+  if (origin === null || !origins.includes(origin)) return undefined;
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'GET, POST, DELETE',
+    'access-control-allow-headers': 'authorization, content-type',
+    'access-control-max-age': '600',
+    vary: 'origin',
+  };
+}
+
+function checkOptions(options: HandlerOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError('createHandler needs { graphs, token }');
+  }
+  const { token, maxBodyBytes, corsOrigins } = options;
+  if (token !== false && (typeof token !== 'string' || token === '')) {
+    throw new InvalidArgumentError('token must be a non-empty string, or false to serve without auth');
+  }
+  if (maxBodyBytes !== undefined && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)) {
+    throw new InvalidArgumentError('maxBodyBytes must be a positive integer');
+  }
+  if (
+    corsOrigins !== undefined &&
+    !(Array.isArray(corsOrigins) && corsOrigins.every((o) => typeof o === 'string'))
+  ) {
+    throw new InvalidArgumentError(
+      'corsOrigins must be an array of origins such as "https://ops.example.com"',
+    );
+  }
+}
+
+const notFound = (what: string) => new HttpError(404, 'NOT_FOUND', what);
+
+/**
+ * The control plane as a Fetch-API handler: the JSON API under `/api/`, the web UI at `/`.
+ *
+ * @example
+ * const handler = createHandler({ graphs: { pipeline: app }, token: process.env.FLOW_TOKEN ?? false });
+ * const server = await serve(handler, { port: 8787 });
+ */
+export function createHandler(options: HandlerOptions): FlowHandler {
+  checkOptions(options);
+  const graphs = graphEntries(options.graphs);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const authorized = options.token === false ? () => true : bearerCheck(options.token);
+  const cors = options.corsOrigins ?? [];
+  const onError = options.onError ?? defaultOnError;
+  const ui = loadUi();
+  const graphList = { graphs: [...graphs.keys()].map((name) => ({ name })) };
+
+  async function api(request: Request, url: URL): Promise<Response> {
+    const [, , first, graphSegment, ...rest] = url.pathname.split('/');
+    if (first === 'graphs' && graphSegment === undefined) {
+      if (request.method === 'GET') return json(graphList);
+      throw notFound(`no route ${request.method} ${url.pathname}`);
+    }
+    if (first !== 'graphs' || graphSegment === undefined)
+      throw notFound(`no route ${request.method} ${url.pathname}`);
+    const name = decodeSegment(graphSegment, 'the graph name');
+    const graph: GraphEntry | undefined = graphs.get(name);
+    if (graph === undefined) throw notFound(`no graph named ${JSON.stringify(name)}`);
+    const found = findRoute(request.method, rest);
+    if (found === undefined) throw notFound(`no route ${request.method} ${url.pathname}`);
+    const thread = found.thread === undefined ? '' : threadParam(found.thread);
+    return found.route({ request, query: url.searchParams, graph, thread, maxBodyBytes });
+  }
+
+  const handler: FlowHandler = async (request) => {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return errorResponse(new HttpError(400, 'INVALID_ARGUMENT', 'the request URL is malformed'));
+    }
+    const allowed = cors.length === 0 ? undefined : corsHeaders(cors, request.headers.get('origin'));
+    const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
+    let response: Response;
+    if (isApi && request.method === 'OPTIONS' && allowed !== undefined) {
+      response = new Response(null, { status: 204 });
+    } else if (isApi && !authorized(request.headers.get('authorization'))) {
+      response = errorResponse(
+        new HttpError(401, 'UNAUTHORIZED', 'send the server token as "Authorization: Bearer <token>"'),
+      );
+    } else {
+      try {
+        const page = isApi ? undefined : request.method === 'GET' ? ui(url.pathname) : undefined;
+        if (!isApi && page === undefined) throw notFound(`no page ${url.pathname}`);
+        response = page ?? (await api(request, url));
+      } catch (error) {
+        const answer = toHttpError(error);
+        if (answer.status === 500) onError(error, { method: request.method, path: url.pathname });
+        response = errorResponse(answer);
+      }
+    }
+    if (allowed !== undefined) for (const [k, v] of Object.entries(allowed)) response.headers.set(k, v);
+    return response;
+  };
+  Object.defineProperty(handler, OPEN_HANDLER, { value: options.token === false });
+  return handler;
+}

@@ -1,0 +1,152 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { Readable } from 'node:stream';
+import { InvalidArgumentError } from '@flow/core';
+import { type FlowHandler, OPEN_HANDLER } from './handler.js';
+
+/** Options of `serve`. */
+export interface ServeOptions {
+  /** `0` picks a free port. @default 8787 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+}
+
+/** A running server. */
+export interface FlowServer {
+  /** The address it answers on, as `http://host:port`. */
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  /** The underlying node:http server. */
+  readonly server: Server;
+  /** Stops accepting connections, ends the idle ones, and resolves once the server is closed. */
+  close(): Promise<void>;
+}
+
+/** True for 127.0.0.0/8, ::1 and `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare === '::1') return true;
+  if (bare.startsWith('::ffff:')) return isLoopbackHost(bare.slice(7));
+  return isIP(bare) === 4 && bare.startsWith('127.');
+}
+
+/** The host name of a `Host` header (without its port). */
+function hostName(header: string | undefined): string {
+  if (header === undefined) return '';
+  return header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : (header.split(':')[0] ?? '');
+}
+
+function toRequest(req: IncomingMessage, base: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    try {
+      headers.append(raw[i]!, raw[i + 1]!);
+    } catch {
+      // A header the Fetch API refuses is dropped; the handler needs none of them.
+    }
+  }
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  // `base + path` keeps a path such as `//x` a path instead of reading it as a host.
+  return new Request(base + (req.url ?? '/'), {
+    method,
+    headers,
+    signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+  }
+  res.end();
+}
+
+function plain(res: ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ error: { code, message } }));
+}
+
+/**
+ * Serves a handler on node:http. A handler made with `token: false` is served on a loopback address only,
+ * and only to requests whose `Host` is a loopback name (so a web page cannot reach it by DNS rebinding).
+ *
+ * @example const server = await serve(createHandler({ graphs, token }), { port: 8787 }); await server.close();
+ */
+export async function serve(handler: FlowHandler, options: ServeOptions = {}): Promise<FlowServer> {
+  const { port = 8787, host = '127.0.0.1' } = options;
+  if (typeof handler !== 'function')
+    throw new InvalidArgumentError('serve needs a handler from createHandler');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidArgumentError(`port must be an integer from 0 to 65535, got ${port}`);
+  }
+  const open = (handler as unknown as Record<symbol, unknown>)[OPEN_HANDLER] === true;
+  if (open && !isLoopbackHost(host)) {
+    throw new InvalidArgumentError(
+      `a handler without a token (token: false) is served on a loopback address only, not ${JSON.stringify(host)}: ` +
+        'give it a token to listen there',
+    );
+  }
+  let base = '';
+  const server = createServer((req, res) => {
+    if (open && !isLoopbackHost(hostName(req.headers.host))) {
+      plain(res, 401, 'UNAUTHORIZED', 'without a token this server answers only to a loopback Host');
+      return;
+    }
+    const aborted = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    let request: Request;
+    try {
+      request = toRequest(req, base, aborted.signal);
+    } catch {
+      plain(res, 400, 'INVALID_ARGUMENT', 'the request could not be read');
+      return;
+    }
+    handler(request)
+      .then((response) => writeResponse(response, res))
+      .catch(() => plain(res, 500, 'INTERNAL', 'internal error: the server could not answer this request'));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address !== null ? address.port : port;
+  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+  base = `http://${urlHost}:${actualPort}`;
+  return {
+    url: base,
+    port: actualPort,
+    host,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,3 @@
+import { describeApi } from './support/describe-api.js';
+
+describeApi('sqlite');
