@@ -24,7 +24,7 @@ export interface HandlerOptions {
   corsOrigins?: readonly string[];
   /**
    * Told of every error the server could not map to an answer (500), for your logs. It gets the error
-   * itself: states and tokens are never passed to it by the server. @default writes one line to stderr
+   * itself: states and tokens are never passed to it by the server. @default one line on stderr: the route, the error's name and code
    */
   onError?: (error: unknown, request: { method: string; path: string }) => void;
 }
@@ -36,8 +36,11 @@ export type FlowHandler = (request: Request) => Promise<Response>;
 export const OPEN_HANDLER: unique symbol = Symbol.for('@flow/server.open-handler');
 
 function defaultOnError(error: unknown, request: { method: string; path: string }): void {
-  const what = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value was thrown';
-  process.stderr.write(`[flow:server] 500 on ${request.method} ${request.path}: ${what.split('\n')[0]}\n`);
+  // Name and code only: a message may quote state, and this line goes to logs nobody vetted.
+  const name = error instanceof Error ? error.name : typeof error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const what = typeof code === 'string' ? `${name} (${code})` : name;
+  process.stderr.write(`[flow:server] 500 on ${request.method} ${request.path}: ${what}\n`);
 }
 
 function corsHeaders(origins: readonly string[], origin: string | null): Record<string, string> | undefined {
