@@ -11,7 +11,6 @@ export {
   SerializationError,
   StorageError,
 } from './errors.js';
-export { type PlainJson, toPlainJson } from './plain-json.js';
 export {
   assertLeaseRequest,
   type Lease,
@@ -22,6 +21,7 @@ export {
   MAX_LEASE_MS,
   ownerIsGone,
 } from './lease.js';
+export { type PlainJson, toPlainJson } from './plain-json.js';
 export {
   type CheckpointRecord,
   decodeRecord,

@@ -158,7 +158,7 @@ describe('the web UI in headless Chromium', () => {
     await page.keyboard.press('Enter'); // Send answer
     await card.getByText('Answered — the run is done').waitFor();
     const state = await store.get('order-001');
-    expect((state?.state as { verdict: unknown }).verdict).toEqual({ ok: true, by: 'kb' });
+    expect((state!.state as { verdict: unknown }).verdict).toEqual({ ok: true, by: 'kb' });
     await page.close();
   });
 
