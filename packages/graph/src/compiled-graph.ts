@@ -9,12 +9,23 @@ import {
 } from '@flow/core';
 import { applyInput, applyPatch, isObjectLike } from './apply-updates.js';
 import { START } from './constants.js';
-import { AlreadyResumed, NoCheckpointer, ThreadBusy, ThreadNotFound } from './errors.js';
+import { AlreadyResumed, NoCheckpointer, RunCancelled, ThreadBusy, ThreadNotFound } from './errors.js';
+import { forkThread } from './fork.js';
 import type { GraphSpec } from './graph-spec.js';
 import { enableAsyncContext } from './interrupt.js';
+import { pendingInterrupts, runStatus } from './pending.js';
 import { nextFrontier } from './routing.js';
 import { commit, type Engine, type RunStart, runLoop } from './run-loop.js';
-import type { CompileOptions, InvokeOptions, ResumeOptions, RunResult, State, StreamEvent } from './types.js';
+import type {
+  CompileOptions,
+  EnqueueOptions,
+  ForkOptions,
+  InvokeOptions,
+  ResumeOptions,
+  RunResult,
+  State,
+  StreamEvent,
+} from './types.js';
 
 type Events<S extends State> = AsyncGenerator<StreamEvent, RunResult<S>, undefined>;
 
@@ -22,6 +33,12 @@ async function drain<S extends State>(run: Events<S>): Promise<RunResult<S>> {
   let r = await run.next();
   while (!r.done) r = await run.next();
   return r.value;
+}
+
+function assertSignal(signal: unknown): asserts signal is AbortSignal | undefined {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new InvalidArgumentError('signal must be an AbortSignal');
+  }
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -86,6 +103,24 @@ export class CompiledGraph<S extends State = State> {
     return this.#resume(thread, options, true);
   }
 
+  /**
+   * Writes a run's first checkpoint (as `invoke` does) and resolves without running a node; a worker, or
+   * `resume(thread)`, runs it later. Same rules as `invoke` for an existing thread.
+   */
+  async enqueue(input: Partial<S>, options?: EnqueueOptions): Promise<{ thread: string }> {
+    this.#require('enqueue()');
+    const { thread } = await this.#startRun(input, { thread: options?.thread });
+    return { thread };
+  }
+
+  /**
+   * Copies the checkpoints `0…step` of `thread` to the new thread `to` (default: a random UUID) and resolves
+   * with the copy of `step`; `resume(to, ...)` goes on from there. The source is untouched.
+   */
+  async fork(thread: string, options: ForkOptions): Promise<Checkpoint<S>> {
+    return (await forkThread(this.#require('fork()'), thread, options)) as Checkpoint<S>;
+  }
+
   /** The thread's latest checkpoint; `undefined` for an unknown thread. */
   async getState(thread: string): Promise<Checkpoint<S> | undefined> {
     return (await this.#require('getState()').get(thread)) as Checkpoint<S> | undefined;
@@ -116,8 +151,12 @@ export class CompiledGraph<S extends State = State> {
   /** Writes the run's first checkpoint: step 0 for a new thread, or the next step of a finished one. */
   async #startRun(input: Partial<S>, options: InvokeOptions): Promise<RunStart<S>> {
     if (!isObjectLike(input)) throw new InvalidArgumentError('input must be an object of state keys');
+    if (!isObjectLike(options as unknown)) throw new InvalidArgumentError('options must be an object');
     const thread = options.thread ?? randomUUID();
     assertThreadId(thread);
+    const { signal } = options;
+    assertSignal(signal);
+    if (signal?.aborted) throw new RunCancelled(thread, -1, signal.reason);
     const { checkpointer, spec } = this.#engine;
     const latest = checkpointer && (await checkpointer.get(thread));
     if (latest !== undefined && !latest.done) {
@@ -134,7 +173,7 @@ export class CompiledGraph<S extends State = State> {
     await commit(checkpointer, { thread, step, state, next }, () => {
       return new ThreadBusy(thread, `had step ${step} written by another run first`);
     });
-    return { thread, step, state, next, skipInterruptBefore: false, answer: undefined };
+    return { thread, step, state, next, skipInterruptBefore: false, answers: undefined, signal };
   }
 
   /** Checks the resume rules and writes the claim (the next step, `ifRevision: 0`). */
@@ -145,27 +184,45 @@ export class CompiledGraph<S extends State = State> {
     const checkpointer = this.#require('resume()');
     assertThreadId(thread);
     if (!isObjectLike(options as unknown)) throw new InvalidArgumentError('resume options must be an object');
+    const { signal, interrupt: id } = options;
+    assertSignal(signal);
+    if (id !== undefined && typeof id !== 'string') {
+      throw new InvalidArgumentError('interrupt must be the id of a pending interrupt (a string)');
+    }
     const latest = (await checkpointer.get(thread)) as Checkpoint<S> | undefined;
     if (latest === undefined) throw new ThreadNotFound(thread);
+    if (signal?.aborted) throw new RunCancelled(thread, latest.step, signal.reason);
+    const before = latest.interrupted && this.#isBeforeStop(latest);
+    const pending = latest.interrupted && !before ? pendingInterrupts(latest) : [];
+    const target = id === undefined ? pending[0] : pending.find((p) => p.id === id);
+    if (id !== undefined && target === undefined) {
+      throw new AlreadyResumed(
+        thread,
+        latest.step,
+        `interrupt ${JSON.stringify(id)} is no longer pending (answered already, or the run moved on): ${runStatus(latest)}`,
+      );
+    }
     if (options.answer !== undefined && !latest.interrupted) {
-      const why = latest.done ? 'the run has finished' : 'the run is not waiting for an answer';
-      throw new AlreadyResumed(thread, latest.step, `cannot take an answer: ${why} (it was resumed already)`);
+      throw new AlreadyResumed(thread, latest.step, `cannot take an answer: ${runStatus(latest)}`);
+    }
+    if (options.answer !== undefined && before) {
+      throw new InvalidArgumentError(
+        `thread ${JSON.stringify(thread)} stopped before node ${JSON.stringify(latest.interruptNode)} ` +
+          '(interruptBefore): no interrupt() call is waiting for an answer; resume it without one',
+      );
     }
     if (latest.done && options.patch === undefined) {
       return { result: { thread, status: 'done', state: latest.state, step: latest.step } };
     }
     const state = applyPatch(latest.state, options.patch);
     const skipInterruptBefore = await this.#pastInterruptBefore(checkpointer, latest);
-    const node = latest.interruptNode;
-    const answer =
-      latest.interrupted && node !== null && !this.#isBeforeStop(latest)
-        ? { node, value: options.answer }
-        : undefined;
+    const answers = target === undefined ? undefined : new Map([[target.node, [options.answer]]]);
+    if (signal?.aborted) throw new RunCancelled(thread, latest.step, signal.reason);
     const step = latest.step + 1;
     await commit(checkpointer, { thread, step, state, next: latest.next }, () => {
       return new AlreadyResumed(thread, step, 'another resumer claimed the run first');
     });
-    return { start: { thread, step, state, next: latest.next, skipInterruptBefore, answer } };
+    return { start: { thread, step, state, next: latest.next, skipInterruptBefore, answers, signal } };
   }
 
   /** An `interruptBefore` stop: a listed node, no payload (see the README for the one ambiguity). */

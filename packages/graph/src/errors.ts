@@ -1,6 +1,22 @@
-import { FlowError } from '@flow/core';
+import { FlowError, type FlowErrorCode, isFlowError } from '@flow/core';
 
 const q = JSON.stringify;
+
+/**
+ * The engine's codes that core's `FlowErrorCode` does not list yet. Match them with `isFlowError(e)` and
+ * `e.code === 'NODE_TIMEOUT'` (or `isGraphError(e, 'NODE_TIMEOUT')`).
+ */
+export type GraphErrorCode = 'NODE_TIMEOUT' | 'RUN_CANCELLED';
+
+/** A `FlowError` whose code is one of the engine's own. */
+function graphCode(code: GraphErrorCode): FlowErrorCode {
+  return code as unknown as FlowErrorCode;
+}
+
+/** True when `error` is a @flow error with one of the engine's own codes (works across package copies). */
+export function isGraphError(error: unknown, code: GraphErrorCode): boolean {
+  return isFlowError(error) && (error.code as string) === code;
+}
 
 /** Another resumer claimed the run first, or an answer was sent to a thread that is no longer interrupted. */
 export class AlreadyResumed extends FlowError {
@@ -82,22 +98,58 @@ export class InvalidUpdateError extends FlowError {
   }
 }
 
-/** A node threw. The last committed checkpoint stays, and `resume` re-runs the super-step. */
+/** A node threw (after its retries). What was committed stays, and `resume` re-runs the super-step. */
 export class NodeError extends FlowError {
   readonly node: string;
   /** The step of the checkpoint the node read (its `ctx.step`). */
   readonly step: number;
   readonly thread: string;
+  /** How many times the node ran in this call (1 without retries). */
+  readonly attempts: number;
 
-  constructor(args: { node: string; step: number; thread: string; cause: unknown }) {
+  constructor(args: { node: string; step: number; thread: string; cause: unknown; attempts?: number }) {
     const detail = args.cause instanceof Error ? args.cause.message : String(args.cause);
+    const attempts = args.attempts ?? 1;
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
     super(
       'NODE_FAILED',
-      `[flow:graph] node ${q(args.node)} failed at step ${args.step} of thread ${q(args.thread)}: ${detail}`,
+      `[flow:graph] node ${q(args.node)} failed at step ${args.step} of thread ${q(args.thread)}${tries}: ${detail}`,
       { cause: args.cause },
     );
     this.node = args.node;
     this.step = args.step;
     this.thread = args.thread;
+    this.attempts = attempts;
+  }
+}
+
+/** A node ran past its `timeoutMs`: the `cause` of that run's `NodeError`. Its late result is dropped. */
+export class NodeTimeout extends FlowError {
+  readonly node: string;
+  readonly timeoutMs: number;
+
+  constructor(node: string, timeoutMs: number) {
+    super(graphCode('NODE_TIMEOUT'), `[flow:graph] node ${q(node)} did not finish within ${timeoutMs} ms`);
+    this.node = node;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The call's `signal` aborted. What was committed stays, and the run is resumable. */
+export class RunCancelled extends FlowError {
+  readonly thread: string;
+  /** The thread's last committed step (`-1` when the call was cancelled before writing anything). */
+  readonly step: number;
+
+  constructor(thread: string, step: number, reason: unknown) {
+    const why =
+      reason instanceof Error ? `: ${reason.message}` : reason === undefined ? '' : `: ${String(reason)}`;
+    super(
+      graphCode('RUN_CANCELLED'),
+      `[flow:graph] the call on thread ${q(thread)} was cancelled${why} (last committed step ${step}; resume it to go on)`,
+      { cause: reason },
+    );
+    this.thread = thread;
+    this.step = step;
   }
 }

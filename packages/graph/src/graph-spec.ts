@@ -1,3 +1,4 @@
+import type { NodeSettings } from './node-options.js';
 import type { NodeFn, Reducer, Router, State } from './types.js';
 
 /** A conditional edge: a router and, optionally, the only names it may return (besides `END`). */
@@ -10,6 +11,8 @@ export interface Branch<S extends State> {
 /** A compiled graph's frozen shape, read by the run loop. */
 export interface GraphSpec<S extends State> {
   readonly nodes: ReadonlyMap<string, NodeFn<S>>;
+  /** Retry and timeout settings of the nodes that have any. */
+  readonly settings: ReadonlyMap<string, NodeSettings>;
   /** Declaration index of each node: frontiers are kept in this order. */
   readonly order: ReadonlyMap<string, number>;
   /** Static edges by source (`START` included), edges to `END` left out. */

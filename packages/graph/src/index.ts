@@ -2,10 +2,14 @@ export { CompiledGraph } from './compiled-graph.js';
 export { END, START } from './constants.js';
 export {
   AlreadyResumed,
+  type GraphErrorCode,
   GraphValidationError,
   InvalidUpdateError,
+  isGraphError,
   NoCheckpointer,
   NodeError,
+  NodeTimeout,
+  RunCancelled,
   StepLimitExceeded,
   ThreadBusy,
   ThreadNotFound,
@@ -14,12 +18,17 @@ export { interrupt } from './interrupt.js';
 export { StateGraph } from './state-graph.js';
 export type {
   CompileOptions,
+  EnqueueOptions,
+  ForkOptions,
   InvokeOptions,
   NodeContext,
   NodeFn,
+  NodeOptions,
+  PendingInterrupt,
   Reducer,
   Reducers,
   ResumeOptions,
+  RetryOptions,
   Router,
   RouteTarget,
   RunResult,

@@ -1,13 +1,20 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { NoCheckpointer } from './errors.js';
 
-/** One node call: who runs, and the answer waiting for its first `interrupt()`. */
+/** One run of a node: who runs, the answers its `interrupt()` calls get, and whether one of them suspended. */
 export interface NodeScope {
   readonly node: string;
   /** False when the graph has no checkpointer: `interrupt()` then rejects with `NoCheckpointer`. */
   readonly durable: boolean;
-  /** The answer of a resume, handed to the first `interrupt()` call only. */
-  answer: { value: unknown } | undefined;
+  /** Answers by call position: the k-th `interrupt()` call of this run returns `answers[k]`. */
+  readonly answers: readonly unknown[];
+  /** `interrupt()` calls made so far in this run of the node. */
+  calls: number;
+  /**
+   * The call that suspended this run. Once set, the run counts as interrupted whatever the node does next
+   * (catching the signal and returning normally included).
+   */
+  suspended: { readonly position: number; readonly payload: unknown } | undefined;
 }
 
 const SIGNAL = Symbol.for('@flow/graph/interrupt-signal');
@@ -80,11 +87,9 @@ export function asyncContextEnabled(): boolean {
 /** The shared body of `ctx.interrupt` and the free `interrupt`. */
 export function suspend(scope: NodeScope, payload: unknown): unknown {
   if (!scope.durable) throw new NoCheckpointer('interrupt()');
-  const pending = scope.answer;
-  if (pending !== undefined) {
-    scope.answer = undefined;
-    return pending.value;
-  }
+  const position = scope.calls++;
+  if (position < scope.answers.length) return scope.answers[position];
+  scope.suspended ??= { position, payload };
   throw new InterruptSignal(scope.node, payload);
 }
 
@@ -105,7 +110,8 @@ export function callInScope<A, B, R>(scope: NodeScope, fn: (a: A, b: B) => R, a:
 
 /**
  * Suspends the running node for a human, like `ctx.interrupt(payload)`, from anywhere in the node's call tree.
- * On `resume(thread, { answer })` the call that suspended returns `answer`.
+ * On `resume(thread, { answer })` the call that suspended returns `answer`. A node that catches the signal still
+ * suspends the run (its update is not applied).
  *
  * Before the node's first `await` it costs nothing. After an `await` it needs `AsyncLocalStorage`: the first
  * such call in a process turns it on and the engine re-runs that super-step (or pass

@@ -1,10 +1,11 @@
 import { Checkpoint, type Checkpointer, isFlowError, type Redactor } from '@flow/core';
 import { applyUpdates, setOwn } from './apply-updates.js';
-import { AlreadyResumed, NoCheckpointer, StepLimitExceeded } from './errors.js';
+import { AlreadyResumed, NoCheckpointer, RunCancelled, StepLimitExceeded } from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
 import { nextFrontier } from './routing.js';
-import { type PendingAnswer, runSuperStep } from './super-step.js';
-import type { RunResult, State, StreamEvent } from './types.js';
+import { interruptId } from './stable-id.js';
+import { runSuperStep } from './super-step.js';
+import type { PendingInterrupt, RunResult, State, StreamEvent } from './types.js';
 
 /** A compiled graph's settings, as the run loop needs them. */
 export interface Engine<S extends State> {
@@ -23,7 +24,9 @@ export interface RunStart<S extends State> {
   readonly next: readonly string[];
   /** True right after a claim of an interrupted checkpoint: its frontier was already stopped for. */
   readonly skipInterruptBefore: boolean;
-  readonly answer: PendingAnswer | undefined;
+  /** Answers for the first super-step, by node, by call position. */
+  readonly answers: ReadonlyMap<string, readonly unknown[]> | undefined;
+  readonly signal: AbortSignal | undefined;
 }
 
 const EMPTY: readonly string[] = Object.freeze([]);
@@ -78,11 +81,13 @@ export async function* runLoop<S extends State>(
 ): AsyncGenerator<StreamEvent, RunResult<S>, undefined> {
   const { spec, checkpointer, interruptBefore, maxSteps, redactor } = engine;
   const { thread } = from;
-  let { step, state, next: frontier, answer } = from;
+  const { signal } = from;
+  let { step, state, next: frontier, answers } = from;
   let checkBefore = !from.skipInterruptBefore && interruptBefore.size > 0;
   let ran = 0;
 
   while (frontier.length > 0) {
+    if (signal?.aborted) throw new RunCancelled(thread, step, signal.reason);
     const stopAt = checkBefore ? frontier.find((n) => interruptBefore.has(n)) : undefined;
     if (stopAt !== undefined) {
       if (checkpointer === undefined) throw new NoCheckpointer('interruptBefore');
@@ -93,20 +98,30 @@ export async function* runLoop<S extends State>(
         TAKEN_OVER,
       );
       if (events) yield { step, ran: EMPTY, updates: {}, next: frontier, interrupted: true };
-      return { thread, status: 'interrupted', state, step, interrupt: { node: stopAt, payload: null } };
+      const interrupt = { id: null, node: stopAt, payload: null };
+      return { thread, status: 'interrupted', state, step, interrupt, interrupts: [] };
     }
     checkBefore = interruptBefore.size > 0;
     if (ran === maxSteps) throw new StepLimitExceeded(thread, step, maxSteps);
 
     const durable = checkpointer !== undefined;
-    const outcome = await runSuperStep({ spec, thread, step, state, frontier, durable, answer });
-    answer = undefined;
+    const outcome = await runSuperStep({ spec, thread, step, state, frontier, durable, answers, signal });
+    answers = undefined;
     if (outcome.kind === 'interrupt') {
-      const { node, payload } = outcome;
+      const interrupts: PendingInterrupt[] = outcome.interrupts.map((i) => ({
+        id: interruptId(thread, step, i.node, i.position),
+        node: i.node,
+        payload: i.payload,
+      }));
+      const first = interrupts[0] as PendingInterrupt;
       step += 1;
-      await commit(checkpointer, { thread, step, state, next: frontier, node, payload }, TAKEN_OVER);
+      await commit(
+        checkpointer,
+        { thread, step, state, next: frontier, node: first.node, payload: first.payload },
+        TAKEN_OVER,
+      );
       if (events) yield { step, ran: frontier, updates: {}, next: frontier, interrupted: true };
-      return { thread, status: 'interrupted', state, step, interrupt: { node, payload } };
+      return { thread, status: 'interrupted', state, step, interrupt: { ...first }, interrupts };
     }
 
     const updated = applyUpdates(state, frontier, outcome.updates, spec.reducers);

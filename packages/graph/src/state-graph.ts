@@ -3,7 +3,16 @@ import { CompiledGraph } from './compiled-graph.js';
 import { END, RESERVED_NAMES, START } from './constants.js';
 import { GraphValidationError } from './errors.js';
 import type { Branch, GraphSpec } from './graph-spec.js';
-import type { CompileOptions, NodeFn, Reducer, Router, State, StateGraphOptions } from './types.js';
+import { type NodeSettings, nodeSettings } from './node-options.js';
+import type {
+  CompileOptions,
+  NodeFn,
+  NodeOptions,
+  Reducer,
+  Router,
+  State,
+  StateGraphOptions,
+} from './types.js';
 import { validateGraph } from './validate-graph.js';
 
 const q = JSON.stringify;
@@ -21,6 +30,7 @@ const q = JSON.stringify;
  */
 export class StateGraph<S extends State = State> {
   readonly #nodes = new Map<string, NodeFn<S>>();
+  readonly #settings = new Map<string, NodeSettings>();
   readonly #edges: (readonly [string, string])[] = [];
   readonly #branches: Branch<S>[] = [];
   readonly #reducers = new Map<string, Reducer<unknown>>();
@@ -33,14 +43,19 @@ export class StateGraph<S extends State = State> {
     }
   }
 
-  /** Adds a node. Rejects a duplicate name, `START`/`END`, or an empty name with `GraphValidationError`. */
-  addNode(name: string, fn: NodeFn<S>): this {
+  /**
+   * Adds a node. Rejects a duplicate name, `START`/`END`, or an empty name with `GraphValidationError`, and
+   * bad `options` (`retry`, `timeoutMs` out of range) with `InvalidArgumentError`.
+   */
+  addNode(name: string, fn: NodeFn<S>, options?: NodeOptions): this {
     if (typeof name !== 'string' || name === '')
       throw new GraphValidationError('a node needs a non-empty name');
     if (RESERVED_NAMES.has(name)) throw new GraphValidationError(`${q(name)} is a reserved name`);
     if (this.#nodes.has(name)) throw new GraphValidationError(`node ${q(name)} is already defined`);
     if (typeof fn !== 'function') throw new GraphValidationError(`node ${q(name)} needs a function`);
+    const settings = nodeSettings(name, options);
     this.#nodes.set(name, fn);
+    if (settings !== undefined) this.#settings.set(name, settings);
     return this;
   }
 
@@ -101,6 +116,7 @@ export class StateGraph<S extends State = State> {
     for (const name of this.#nodes.keys()) order.set(name, order.size);
     return {
       nodes: new Map(this.#nodes),
+      settings: new Map(this.#settings),
       order,
       edges,
       branches,

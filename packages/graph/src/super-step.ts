@@ -1,27 +1,28 @@
 import { isFlowError } from '@flow/core';
-import { NodeError } from './errors.js';
+import { NodeError, NodeTimeout, RunCancelled } from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
 import {
   asyncContextEnabled,
   callInScope,
   enableAsyncContext,
   isAsyncContextNeeded,
-  isInterruptSignal,
   type NodeScope,
   suspend,
 } from './interrupt.js';
+import { retryDelay } from './node-options.js';
 import type { NodeContext, State } from './types.js';
 
-/** A resume's answer, for the node that suspended. */
-export interface PendingAnswer {
+/** An `interrupt()` call that suspended a node: which node, its position among the node's calls, its payload. */
+export interface NodeInterrupt {
   readonly node: string;
-  readonly value: unknown;
+  readonly position: number;
+  readonly payload: unknown;
 }
 
-/** What one super-step produced: every node's update (frontier order), or the first interrupt. */
+/** What one super-step produced: every node's update (frontier order), or the interrupts that stopped it. */
 export type StepOutcome =
   | { readonly kind: 'updates'; readonly updates: readonly unknown[] }
-  | { readonly kind: 'interrupt'; readonly node: string; readonly payload: unknown };
+  | { readonly kind: 'interrupt'; readonly interrupts: readonly NodeInterrupt[] };
 
 /** Where and what a super-step runs. */
 export interface SuperStep<S extends State> {
@@ -33,80 +34,195 @@ export interface SuperStep<S extends State> {
   readonly frontier: readonly string[];
   /** Whether the graph has a checkpointer (an interrupt needs one). */
   readonly durable: boolean;
-  readonly answer: PendingAnswer | undefined;
+  /** Answers by node, by call position. */
+  readonly answers: ReadonlyMap<string, readonly unknown[]> | undefined;
+  /** The call's `signal`: aborting it cancels the super-step. */
+  readonly signal: AbortSignal | undefined;
 }
+
+/** One run of one node. */
+type Attempt =
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'interrupt'; readonly position: number; readonly payload: unknown }
+  | { readonly kind: 'error'; readonly error: unknown; readonly attempts: number };
+
+const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
+/** The `ctx.signal` of a node that has no timeout, in a call without a signal: it never aborts. */
+const NEVER: AbortSignal = new AbortController().signal;
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
-function start<S extends State>(run: SuperStep<S>, name: string): unknown {
-  const { answer } = run;
-  const scope: NodeScope = {
-    node: name,
-    durable: run.durable,
-    answer: answer !== undefined && answer.node === name ? { value: answer.value } : undefined,
-  };
+function scopeOf<S extends State>(run: SuperStep<S>, node: string): NodeScope {
+  const answers = run.answers?.get(node) ?? NO_ANSWERS;
+  return { node, durable: run.durable, answers, calls: 0, suspended: undefined };
+}
+
+function start<S extends State>(run: SuperStep<S>, scope: NodeScope, signal: AbortSignal): unknown {
   const ctx: NodeContext = {
     thread: run.thread,
     step: run.step,
+    signal,
     interrupt: <A>(payload?: unknown) => suspend(scope, payload) as A,
   };
-  return callInScope(scope, run.spec.nodes.get(name) as (s: S, c: NodeContext) => unknown, run.state, ctx);
+  const fn = run.spec.nodes.get(scope.node) as (s: S, c: NodeContext) => unknown;
+  return callInScope(scope, fn, run.state, ctx);
+}
+
+/** The outcome of a run of a node: a suspended call wins over whatever the node did after it. */
+function settled(scope: NodeScope, result: { value: unknown } | { error: unknown }): Attempt {
+  const { suspended } = scope;
+  if (suspended !== undefined && !('error' in result && result.error instanceof NodeTimeout)) {
+    return { kind: 'interrupt', position: suspended.position, payload: suspended.payload };
+  }
+  return 'error' in result
+    ? { kind: 'error', error: result.error, attempts: 1 }
+    : { kind: 'value', value: result.value };
+}
+
+/** Settles with `work`, or rejects with a `NodeTimeout` after `ms` (aborting `controller` first). */
+function withTimeout(work: PromiseLike<unknown>, node: string, ms: number, controller: AbortController) {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const timeout = new NodeTimeout(node, ms);
+      controller.abort(timeout);
+      reject(timeout);
+    }, ms);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** One run of a node, with its own `ctx.signal` (aborted by its timeout or the call's signal). */
+async function attemptOnce<S extends State>(run: SuperStep<S>, node: string, timeoutMs: number | undefined) {
+  const scope = scopeOf(run, node);
+  const outer = run.signal;
+  const controller = timeoutMs !== undefined || outer !== undefined ? new AbortController() : undefined;
+  const abort = () => controller?.abort(outer?.reason);
+  if (outer?.aborted) abort();
+  else outer?.addEventListener('abort', abort, { once: true });
+  try {
+    let value = start(run, scope, controller?.signal ?? NEVER);
+    if (isPromiseLike(value)) {
+      value = await (timeoutMs === undefined
+        ? value
+        : withTimeout(value, node, timeoutMs, controller as AbortController));
+    }
+    return settled(scope, { value });
+  } catch (error) {
+    return settled(scope, { error });
+  } finally {
+    outer?.removeEventListener('abort', abort);
+  }
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function retryable(retryOn: (error: unknown) => boolean, error: unknown): boolean {
+  try {
+    return retryOn(error) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a node with its retry policy and timeout. Never rejects: an error comes back as an outcome. */
+async function runNode<S extends State>(run: SuperStep<S>, node: string): Promise<Attempt> {
+  const settings = run.spec.settings.get(node);
+  const policy = settings?.retry;
+  for (let attempt = 1; ; attempt++) {
+    const result = await attemptOnce(run, node, settings?.timeoutMs);
+    if (result.kind !== 'error') return result;
+    const last =
+      policy === undefined ||
+      attempt >= policy.maxAttempts ||
+      isAsyncContextNeeded(result.error) ||
+      run.signal?.aborted === true ||
+      !retryable(policy.retryOn, result.error);
+    if (last) return { kind: 'error', error: result.error, attempts: attempt };
+    await pause(retryDelay(policy, attempt), run.signal);
+  }
+}
+
+/** The common case: one node without options, in a call without a signal; no promise beyond the node's. */
+async function runPlain<S extends State>(run: SuperStep<S>, node: string): Promise<Attempt> {
+  const scope = scopeOf(run, node);
+  try {
+    let value = start(run, scope, NEVER);
+    if (isPromiseLike(value)) value = await value;
+    return settled(scope, { value });
+  } catch (error) {
+    return settled(scope, { error });
+  }
+}
+
+/** Waits for `work`, or rejects with `RunCancelled` as soon as `signal` aborts. */
+function unlessCancelled<T, S extends State>(work: Promise<T>, run: SuperStep<S>): Promise<T> {
+  const { signal } = run;
+  if (signal === undefined) return work;
+  const cancelled = () => new RunCancelled(run.thread, run.step, signal.reason);
+  if (signal.aborted) return Promise.reject(cancelled());
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() =>
+    signal.removeEventListener('abort', onAbort as () => void),
+  );
+}
+
+function runAll<S extends State>(run: SuperStep<S>): Promise<Attempt[]> {
+  const { frontier } = run;
+  if (frontier.length === 1 && run.signal === undefined && !run.spec.settings.has(frontier[0] as string)) {
+    return runPlain(run, frontier[0] as string).then((a) => [a]);
+  }
+  return Promise.all(frontier.map((node) => runNode(run, node)));
 }
 
 /**
  * Runs every node of the frontier concurrently and waits for all of them (so none is still running when
- * the call returns). A node error wins over an interrupt; among several, the first in frontier order wins.
- * When the free `interrupt()` needed async context, it is turned on and the whole super-step runs again.
+ * the call returns, unless the call's signal aborted: then it rejects with `RunCancelled` at once). A node
+ * error wins over an interrupt; among several errors, the first in frontier order wins. When the free
+ * `interrupt()` needed async context, it is turned on and the whole super-step runs again.
  */
 export async function runSuperStep<S extends State>(run: SuperStep<S>): Promise<StepOutcome> {
   const { frontier } = run;
   for (;;) {
     // Re-run at most once: with async context already on, the signal cannot come from our interrupt().
     const canRetry = !asyncContextEnabled();
-    const n = frontier.length;
-    const updates: unknown[] = new Array(n);
-    let errors: unknown[] | undefined;
-    if (n === 1) {
-      // The common case: no Promise.allSettled, no per-node result objects.
-      try {
-        let value = start(run, frontier[0] as string);
-        if (isPromiseLike(value)) value = await value;
-        updates[0] = value;
-      } catch (error) {
-        errors = [error];
-      }
-    } else {
-      const settled = await Promise.allSettled(frontier.map(async (name) => start(run, name)));
-      for (let i = 0; i < n; i++) {
-        const r = settled[i] as PromiseSettledResult<unknown>;
-        if (r.status === 'fulfilled') updates[i] = r.value;
-        else {
-          errors ??= new Array(n);
-          errors[i] = r.reason;
-        }
-      }
-    }
-    if (errors === undefined) return { kind: 'updates', updates };
+    const results = await unlessCancelled(runAll(run), run);
+    let failed = false;
+    for (const r of results) if (r.kind !== 'value') failed = true;
+    if (!failed) return { kind: 'updates', updates: results.map((r) => (r as { value: unknown }).value) };
 
-    if (canRetry && errors.some(isAsyncContextNeeded)) {
+    if (canRetry && results.some((r) => r.kind === 'error' && isAsyncContextNeeded(r.error))) {
       enableAsyncContext();
       continue;
     }
-    let interrupted: StepOutcome | undefined;
-    for (let i = 0; i < n; i++) {
-      if (!(i in errors)) continue;
-      const error = errors[i];
+    const interrupts: NodeInterrupt[] = [];
+    for (let i = 0; i < frontier.length; i++) {
+      const r = results[i] as Attempt;
       const node = frontier[i] as string;
-      if (isInterruptSignal(error)) {
-        interrupted ??= { kind: 'interrupt', node, payload: error.payload };
-        continue;
-      }
+      if (r.kind === 'interrupt') interrupts.push({ node, position: r.position, payload: r.payload });
+      if (r.kind !== 'error') continue;
       // interrupt() in a graph without a checkpointer: the run rejects with NoCheckpointer itself.
-      if (!run.durable && isFlowError(error, 'NO_CHECKPOINTER')) throw error;
-      throw new NodeError({ node, step: run.step, thread: run.thread, cause: error });
+      if (!run.durable && isFlowError(r.error, 'NO_CHECKPOINTER')) throw r.error;
+      throw new NodeError({ node, step: run.step, thread: run.thread, cause: r.error, attempts: r.attempts });
     }
-    return interrupted as StepOutcome;
+    return { kind: 'interrupt', interrupts };
   }
 }

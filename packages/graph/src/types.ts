@@ -24,6 +24,35 @@ export interface NodeContext {
    * the call that suspended returns the answer (`undefined` when none was given).
    */
   interrupt<A = unknown>(payload?: unknown): A;
+  /**
+   * Aborts when this run of the node must stop: its `timeoutMs` is up, or the call's `signal` aborted. Hand
+   * it to `fetch` and other cancellable APIs.
+   */
+  readonly signal: AbortSignal;
+}
+
+/** `addNode`'s retry policy. */
+export interface RetryOptions {
+  /** Runs of the node per call, the first included. @default 1 (no retry) */
+  maxAttempts?: number;
+  /** Wait before the second attempt, in ms. @default 100 */
+  initialDelayMs?: number;
+  /** Each wait is the previous one times this. @default 2 */
+  backoffFactor?: number;
+  /** The longest wait, in ms. @default 10_000 */
+  maxDelayMs?: number;
+  /** Wait a random time between half the delay and all of it. @default true */
+  jitter?: boolean;
+  /** Whether an error is worth another attempt. @default () => true */
+  retryOn?: (error: unknown) => boolean;
+}
+
+/** Options of `addNode`. */
+export interface NodeOptions {
+  /** Re-run the node when it throws (never for an interrupt). */
+  retry?: RetryOptions;
+  /** Each run of the node gets this long; then `ctx.signal` aborts and the run fails with `NodeTimeout`. */
+  timeoutMs?: number;
 }
 
 /** A node: reads the state, returns its update. */
@@ -62,6 +91,22 @@ export interface CompileOptions {
 export interface InvokeOptions {
   /** The run's id. @default a random UUID */
   thread?: string;
+  /** Aborting it stops the call with `RunCancelled` (every running node's `ctx.signal` aborts too). */
+  signal?: AbortSignal;
+}
+
+/** Options of `enqueue()`. */
+export interface EnqueueOptions {
+  /** The run's id. @default a random UUID */
+  thread?: string;
+}
+
+/** Options of `fork()`. */
+export interface ForkOptions {
+  /** The last step to copy. */
+  step: number;
+  /** The new thread's id; it must not exist. @default a random UUID */
+  to?: string;
 }
 
 /** Options of `resume()` and `streamResume()`. */
@@ -70,6 +115,21 @@ export interface ResumeOptions<S extends State = State> {
   answer?: unknown;
   /** Top-level keys replaced in the state before going on (no reducers). */
   patch?: Partial<S>;
+  /**
+   * The id of the interrupt `answer` is for (`run.interrupt.id`, `run.interrupts[i].id`). When it is no
+   * longer pending the call rejects with `AlreadyResumed` and writes nothing. @default the current interrupt
+   */
+  interrupt?: string;
+  /** Aborting it stops the call with `RunCancelled` (every running node's `ctx.signal` aborts too). */
+  signal?: AbortSignal;
+}
+
+/** A question waiting for a human: the node's interrupt call, and its stable id. */
+export interface PendingInterrupt {
+  /** Stable across reads: derived from thread, super-step, node and the call's position in the node. */
+  id: string;
+  node: string;
+  payload: unknown;
 }
 
 /** What `invoke` and `resume` resolve with. */
@@ -79,8 +139,16 @@ export interface RunResult<S extends State = State> {
   state: S;
   /** The step of the latest checkpoint. */
   step: number;
-  /** Set when `status` is `'interrupted'`. */
-  interrupt?: { node: string; payload: unknown };
+  /**
+   * Set when `status` is `'interrupted'`: the interrupt the run stopped for. `id` is `null` for an
+   * `interruptBefore` stop (no question is waiting: resume it without an answer).
+   */
+  interrupt?: { id: string | null; node: string; payload: unknown };
+  /**
+   * Set when `status` is `'interrupted'`: every pending interrupt of the stopped super-step, in frontier order
+   * (`[]` for an `interruptBefore` stop).
+   */
+  interrupts?: PendingInterrupt[];
 }
 
 /** One event of `stream()`: a super-step that ran, or an interrupt stop. */

@@ -37,7 +37,10 @@ describe('compile({ asyncContext: true })', () => {
       .addEdge(START, 'ask')
       .compile({ checkpointer, asyncContext: true });
     expect(created.count).toBe(1);
-    expect((await app.invoke({}, { thread: 'opt-in' })).interrupt).toEqual({ node: 'ask', payload: 'ok?' });
+    expect((await app.invoke({}, { thread: 'opt-in' })).interrupt).toMatchObject({
+      node: 'ask',
+      payload: 'ok?',
+    });
     expect(runs).toBe(1);
     expect((await app.resume('opt-in', { answer: 'yes' })).state).toEqual({ answer: 'yes' });
     expect(runs).toBe(2);

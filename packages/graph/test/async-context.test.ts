@@ -59,7 +59,7 @@ describe('the free interrupt() and AsyncLocalStorage', () => {
       .addEdge(START, 'ask')
       .compile({ checkpointer });
     const stop = await app.invoke({ log: [] }, { thread: 'sync-free' });
-    expect(stop.interrupt).toEqual({ node: 'ask', payload: { q: 'sync part' } });
+    expect(stop.interrupt).toMatchObject({ node: 'ask', payload: { q: 'sync part' } });
     expect((await app.resume('sync-free', { answer: 'fine' })).state.log).toEqual(['fine']);
     expect(runs).toBe(2);
     expect(created.count).toBe(0);
@@ -85,7 +85,7 @@ describe('the free interrupt() and AsyncLocalStorage', () => {
       .addEdge(START, 'side')
       .compile({ checkpointer });
     const stop = await app.invoke({ log: [] }, { thread: 'nested' });
-    expect(stop.interrupt).toEqual({ node: 'ask', payload: { approve: 'order-42' } });
+    expect(stop.interrupt).toMatchObject({ node: 'ask', payload: { approve: 'order-42' } });
     expect(created.count).toBe(1);
     expect(runs).toEqual({ ask: 2, side: 2 }); // the one-time re-run of the super-step
     const done = await app.resume('nested', { answer: 'approved' });
@@ -113,7 +113,7 @@ describe('the free interrupt() and AsyncLocalStorage', () => {
       .addEdge(START, 'b')
       .compile({ checkpointer });
     const stop = await app.invoke({ log: [] }, { thread: 'deep' });
-    expect(stop.interrupt).toEqual({ node: 'b', payload: 'deep in b' });
+    expect(stop.interrupt).toMatchObject({ node: 'b', payload: 'deep in b' });
     expect(runs).toBe(1);
     expect(created.count).toBe(1);
   });

@@ -39,7 +39,8 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
       status: 'interrupted',
       state: { log: ['draft'] },
       step: 2,
-      interrupt: { node: 'ask', payload: { question: 'publish?' } },
+      interrupt: { id: expect.stringMatching(/^int-/), node: 'ask', payload: { question: 'publish?' } },
+      interrupts: [{ id: run.interrupt?.id, node: 'ask', payload: { question: 'publish?' } }],
     });
     const [stop, before] = await app.history('hitl');
     expect(stop).toMatchObject({
@@ -115,12 +116,12 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
       .addEdge(START, 'one')
       .compile({ checkpointer });
     const run = await app.invoke({ log: [] }, { thread: 'both' });
-    expect(run.interrupt).toEqual({ node: 'one', payload: 'first' });
+    expect(run.interrupt).toMatchObject({ node: 'one', payload: 'first' });
     const next = await app.resume('both', { answer: 'A' });
-    expect(next.interrupt).toEqual({ node: 'two', payload: 'second' });
+    expect(next.interrupt).toMatchObject({ node: 'two', payload: 'second' });
     // The whole frontier re-runs and `one` gets no answer this time: parallel interrupts take turns.
     const again = await app.resume('both', { answer: 'B' });
-    expect(again.interrupt).toEqual({ node: 'one', payload: 'first' });
+    expect(again.interrupt).toMatchObject({ node: 'one', payload: 'first' });
     expect(again.state.log).toEqual([]);
   });
 
@@ -133,14 +134,14 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
       })
       .addEdge(START, 'twice')
       .compile({ checkpointer });
-    expect((await app.invoke({ log: [] }, { thread: 'twice' })).interrupt).toEqual({
+    expect((await app.invoke({ log: [] }, { thread: 'twice' })).interrupt).toMatchObject({
       node: 'twice',
       payload: 'q1',
     });
     const second = await app.resume('twice', { answer: 'A' });
-    expect(second.interrupt).toEqual({ node: 'twice', payload: 'q2' });
+    expect(second.interrupt).toMatchObject({ node: 'twice', payload: 'q2' });
     const third = await app.resume('twice', { answer: 'B' });
-    expect(third.interrupt).toEqual({ node: 'twice', payload: 'q2' });
+    expect(third.interrupt).toMatchObject({ node: 'twice', payload: 'q2' });
   });
 
   it('interruptBefore stops before the node runs; on resume it runs and its own first interrupt suspends', async () => {
@@ -160,7 +161,8 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
       status: 'interrupted',
       state: { log: ['draft'] },
       step: 2,
-      interrupt: { node: 'publish', payload: null },
+      interrupt: { id: null, node: 'publish', payload: null },
+      interrupts: [],
     });
     expect(runs).toBe(0);
     expect(await app.getState('before')).toMatchObject({
@@ -169,9 +171,15 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
       interruptPayload: null,
       next: ['publish'],
     });
-    const asked = await app.resume('before', { answer: 'ignored' });
+    // An answer needs a question: no interrupt() call is waiting, so it is refused and nothing is written.
+    await expect(app.resume('before', { answer: 'ignored' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    expect((await app.getState('before'))?.step).toBe(2);
+    expect(runs).toBe(0);
+    const asked = await app.resume('before');
     expect(runs).toBe(1);
-    expect(asked.interrupt).toEqual({ node: 'publish', payload: 'sure?' });
+    expect(asked.interrupt).toMatchObject({ node: 'publish', payload: 'sure?' });
     const done = await app.resume('before', { answer: 'yes' });
     expect(done.state.log).toEqual(['draft', 'publish:yes']);
   });

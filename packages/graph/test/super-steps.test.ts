@@ -29,7 +29,8 @@ describe.each(backends)('super-steps on $name', ({ create }) => {
       status: 'interrupted',
       state: { log: ['work 0', 'work 1', 'work 2'], n: 3 },
       step: 4,
-      interrupt: { node: 'review', payload: { question: 'ok?', n: 3 } },
+      interrupt: { id: expect.stringMatching(/^int-/), node: 'review', payload: { question: 'ok?', n: 3 } },
+      interrupts: [{ id: run.interrupt?.id, node: 'review', payload: { question: 'ok?', n: 3 } }],
     });
     const done = await app.resume('order-42', { answer: 'yes' });
     expect(done).toEqual({

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import {
+  assertStep,
+  assertThreadId,
+  type Checkpoint,
+  type Checkpointer,
+  InvalidArgumentError,
+  isFlowError,
+} from '@flow/core';
+import { isObjectLike } from './apply-updates.js';
+import { ThreadBusy, ThreadNotFound } from './errors.js';
+import type { ForkOptions } from './types.js';
+
+const q = JSON.stringify;
+const PAGE = 100;
+
+/** The checkpoints of `thread` with steps `0…step`, oldest first. */
+async function stepsUpTo(checkpointer: Checkpointer, thread: string, step: number): Promise<Checkpoint[]> {
+  const out: Checkpoint[] = [];
+  let beforeStep = step + 1;
+  for (;;) {
+    const page = await checkpointer.list(thread, { beforeStep, limit: PAGE });
+    out.push(...page);
+    if (page.length < PAGE) break;
+    beforeStep = (page[page.length - 1] as Checkpoint).step;
+  }
+  return out.reverse();
+}
+
+/**
+ * Copies checkpoints `0…step` of `thread` to `to`, oldest first, each with `ifRevision: 0` (so a thread that
+ * appears at `to` meanwhile stops the copy with `ThreadBusy`). Resolves with the copy of `step`.
+ */
+export async function forkThread(
+  checkpointer: Checkpointer,
+  thread: string,
+  options: ForkOptions,
+): Promise<Checkpoint> {
+  assertThreadId(thread);
+  if (!isObjectLike(options as unknown))
+    throw new InvalidArgumentError('fork options must be an object { step, to? }');
+  assertStep(options.step);
+  const to = options.to ?? randomUUID();
+  assertThreadId(to, 'to');
+  const source = await checkpointer.get(thread, options.step);
+  if (source === undefined) {
+    if ((await checkpointer.get(thread)) === undefined) throw new ThreadNotFound(thread);
+    throw new InvalidArgumentError(
+      `thread ${q(thread)} has no step ${options.step} (pruned, or not written yet)`,
+    );
+  }
+  if ((await checkpointer.get(to)) !== undefined)
+    throw new ThreadBusy(to, 'exists already: fork to a new thread id');
+  let copy: Checkpoint | undefined;
+  for (const cp of await stepsUpTo(checkpointer, thread, options.step)) {
+    try {
+      copy = await checkpointer.put(cp.with({ thread: to }), { ifRevision: 0 });
+    } catch (error) {
+      if (isFlowError(error, 'CHECKPOINT_CONFLICT'))
+        throw new ThreadBusy(to, 'was written by someone else during the fork');
+      throw error;
+    }
+  }
+  return copy as Checkpoint;
+}

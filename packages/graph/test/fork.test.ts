@@ -1,0 +1,67 @@
+import type { Checkpointer } from '@flow/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { START, StateGraph } from '../src/index.js';
+import { allBackends } from './support/backends.js';
+
+type S = { log: string[] };
+const concat = (a: string[], b: string[]) => [...a, ...b];
+
+describe.each(allBackends())('fork on $name', (backend) => {
+  let checkpointer: Checkpointer;
+  beforeAll(async () => {
+    checkpointer = await backend.create();
+  });
+
+  function approval() {
+    return new StateGraph<S>({ reducers: { log: concat } })
+      .addNode('draft', () => ({ log: ['draft'] }))
+      .addNode('ask', (_s, ctx) => ({ log: [`answer:${ctx.interrupt<string>('publish?')}`] }))
+      .addEdge(START, 'draft')
+      .addEdge('draft', 'ask')
+      .compile({ checkpointer });
+  }
+
+  it('copies steps 0…step to a new thread; the copy of an interrupted step is answered differently', async () => {
+    const app = approval();
+    const stop = await app.invoke({ log: [] }, { thread: 'src' });
+    expect(stop).toMatchObject({ status: 'interrupted', step: 2 });
+    const original = await app.resume('src', { answer: 'yes' });
+    expect(original.state.log).toEqual(['draft', 'answer:yes']);
+
+    const copy = await app.fork('src', { step: 2, to: 'what-if' });
+    expect(copy).toMatchObject({ thread: 'what-if', step: 2, interrupted: true, interruptNode: 'ask' });
+    const source = await app.history('src');
+    const forked = await app.history('what-if');
+    expect(forked.map((c) => c.step)).toEqual([2, 1, 0]);
+    for (const cp of forked) {
+      const from = source.find((c) => c.step === cp.step);
+      expect(cp).toMatchObject({
+        state: from?.state,
+        next: from?.next,
+        interrupted: from?.interrupted,
+        interruptNode: from?.interruptNode,
+        interruptPayload: from?.interruptPayload,
+        ts: from?.ts,
+      });
+    }
+    const otherwise = await app.resume('what-if', { answer: 'no' });
+    expect(otherwise.state.log).toEqual(['draft', 'answer:no']);
+    // The source is untouched.
+    expect((await app.history('src')).map((c) => c.step)).toEqual(source.map((c) => c.step));
+    expect((await app.getState('src'))?.state.log).toEqual(['draft', 'answer:yes']);
+  });
+
+  it('defaults to a random UUID; rejects an unknown thread, a missing step and an existing target', async () => {
+    const app = approval();
+    await app.invoke({ log: [] }, { thread: 'f2' });
+    const copy = await app.fork('f2', { step: 1 });
+    expect(copy.thread).toMatch(/^[0-9a-f-]{36}$/);
+    expect(copy.step).toBe(1);
+    await expect(app.fork('nope', { step: 0 })).rejects.toMatchObject({ code: 'THREAD_NOT_FOUND' });
+    await expect(app.fork('f2', { step: 7 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(app.fork('f2', { step: 0, to: copy.thread })).rejects.toMatchObject({ code: 'THREAD_BUSY' });
+    await expect(app.fork('f2', { step: 0, to: 'f2' })).rejects.toMatchObject({ code: 'THREAD_BUSY' });
+    await expect(app.fork('f2', { step: -1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(app.fork('f2', undefined as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});
