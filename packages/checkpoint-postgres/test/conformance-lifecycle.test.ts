@@ -1,4 +1,4 @@
-import { describePart } from './conformance-parts.js';
+import { describePart } from './support/conformance-parts.js';
 
 // The shared conformance kit, third part: serialization, errors, setup, durability, process races,
 // close.

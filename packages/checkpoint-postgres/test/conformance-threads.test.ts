@@ -1,4 +1,4 @@
-import { describePart } from './conformance-parts.js';
+import { describePart } from './support/conformance-parts.js';
 
 // The shared conformance kit, second part: listThreads, retention, thread ids.
 describePart('threads');

@@ -1,6 +1,6 @@
 import { ALL_SUITES } from '@flow/checkpoint-conformance';
 import { describe, expect, it } from 'vitest';
-import { describePart, PARTS } from './conformance-parts.js';
+import { describePart, PARTS } from './support/conformance-parts.js';
 
 // The shared conformance kit (what describeCheckpointer('postgres', harness) registers), first part.
 describePart('core');

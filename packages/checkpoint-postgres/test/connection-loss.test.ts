@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { isFlowError } from '@flow/core';
+import { startFaultProxy } from '@flow/fault-proxy';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { checkpoint } from './checkpoints.js';
-import { freshSchemas, url } from './harness.js';
-import { startOutage } from './tcp-proxy.js';
+import { checkpoint } from './support/checkpoints.js';
+import { freshSchemas, url } from './support/stores.js';
 
 const fresh = freshSchemas();
 
@@ -86,9 +86,21 @@ describe('a dropped connection', () => {
 describe('a server that is away', () => {
   it('makes setup and put reject promptly with StorageError; once back, the same instance works', async () => {
     const schema = fresh();
-    const outage = await startOutage(url);
-    await outage.down();
-    const cp = new PostgresCheckpointer(outage.url, { schema });
+    // The server goes away (and comes back) behind a proxy, without touching the shared server.
+    const server = new URL(url);
+    const proxy = await startFaultProxy({
+      target: { host: server.hostname, port: Number(server.port || 5432) },
+    });
+    const down = () => {
+      proxy.refuse(true);
+      proxy.cut();
+    };
+    const up = () => proxy.refuse(false);
+    const proxied = new URL(url);
+    proxied.hostname = proxy.host;
+    proxied.port = String(proxy.port);
+    down();
+    const cp = new PostgresCheckpointer(proxied.toString(), { schema });
     const started = Date.now();
     const error = await cp.put(checkpoint('t', 0)).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(5000);
@@ -97,17 +109,17 @@ describe('a server that is away', () => {
     expect((error as Error).cause).toBeInstanceOf(Error);
     await expect(cp.get('t')).rejects.toMatchObject({ code: 'STORAGE' });
 
-    await outage.up();
+    up();
     expect((await cp.put(checkpoint('t', 0))).revision).toBe(1);
     expect((await cp.get('t'))?.revision).toBe(1);
 
     // Cut again mid-life: the next call fails, then the instance recovers with the server.
-    await outage.down();
+    down();
     await expect(cp.put(checkpoint('t', 1))).rejects.toMatchObject({ code: 'STORAGE' });
-    await outage.up();
+    up();
     expect((await cp.put(checkpoint('t', 1))).revision).toBe(1);
     expect((await cp.list('t')).map((c) => c.step)).toEqual([1, 0]);
     await cp.close();
-    await outage.down();
+    await proxy.close();
   });
 });

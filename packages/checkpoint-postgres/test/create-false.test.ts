@@ -1,8 +1,8 @@
 import { isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { checkpoint } from './checkpoints.js';
-import { freshSchemas, newPool, url } from './harness.js';
+import { checkpoint } from './support/checkpoints.js';
+import { freshSchemas, newPool, url } from './support/stores.js';
 
 const freshSchema = freshSchemas();
 

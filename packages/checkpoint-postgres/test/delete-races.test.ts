@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { checkpoint } from './checkpoints.js';
-import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+import { checkpoint } from './support/checkpoints.js';
+import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 const schema = uniqueSchema();
 const a = new PostgresCheckpointer(url, { schema });

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { checkpoint } from './checkpoints.js';
-import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+import { checkpoint } from './support/checkpoints.js';
+import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 const schemas = [uniqueSchema(), uniqueSchema()];
 afterAll(async () => {

@@ -2,8 +2,8 @@ import { isFlowError } from '@flow/core';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { checkpoint } from './checkpoints.js';
-import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+import { checkpoint } from './support/checkpoints.js';
+import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 // queryTimeout bounds each query of a pool made from a URL; its effect on a stalled link is proven in
 // tooling/reliability (test/faults-postgres.test.ts), behind a fault proxy.

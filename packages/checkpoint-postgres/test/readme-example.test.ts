@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as core from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as postgres from '../src/index.js';
-import { dropSchema, uniqueSchema, url } from './harness.js';
+import { dropSchema, uniqueSchema, url } from './support/stores.js';
 
 const schema = uniqueSchema();
 afterAll(() => dropSchema(url, schema));

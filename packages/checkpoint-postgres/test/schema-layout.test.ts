@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { buildStatements } from '../src/statements.js';
-import { checkpoint } from './checkpoints.js';
-import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+import { checkpoint } from './support/checkpoints.js';
+import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 const schema = uniqueSchema();
 const cp = new PostgresCheckpointer(url, { schema });

@@ -1,7 +1,7 @@
 import { isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { url } from './harness.js';
+import { url } from './support/stores.js';
 
 function constructorError(schema: unknown): unknown {
   try {

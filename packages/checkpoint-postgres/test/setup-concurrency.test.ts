@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS, PostgresCheckpointer } from '../src/index.js';
-import { checkpoint } from './checkpoints.js';
-import { countingPool } from './counting-pool.js';
-import { freshSchemas, newPool, url } from './harness.js';
+import { checkpoint } from './support/checkpoints.js';
+import { countingPool } from './support/counting-pool.js';
+import { freshSchemas, newPool, url } from './support/stores.js';
 
 const fresh = freshSchemas();
 

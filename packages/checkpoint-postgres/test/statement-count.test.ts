@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { checkpoint } from './checkpoints.js';
-import { countingPool } from './counting-pool.js';
-import { dropSchema, newPool, uniqueSchema, url } from './harness.js';
+import { checkpoint } from './support/checkpoints.js';
+import { countingPool } from './support/counting-pool.js';
+import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 const schema = uniqueSchema();
 // One connection, so the prepared statements seen by the server are all this checkpointer's.

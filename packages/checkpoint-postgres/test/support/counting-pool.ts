@@ -1,4 +1,4 @@
-import type { PgPool, PgPoolClient, PgQueryConfig } from '../src/index.js';
+import type { PgPool, PgPoolClient, PgQueryConfig } from '../../src/index.js';
 
 /** A pool wrapper that records every statement sent, through the pool or a checked-out client. */
 export interface CountingPool extends PgPool {

@@ -17,8 +17,8 @@ import {
   threadIdsSuite,
 } from '@flow/checkpoint-conformance';
 import { describe } from 'vitest';
-import { PostgresCheckpointer } from '../src/index.js';
-import { dropSchema, freshCheckpointer, url } from './harness.js';
+import { PostgresCheckpointer } from '../../src/index.js';
+import { dropSchema, freshCheckpointer, url } from './stores.js';
 
 /**
  * The kit, split over three test files so vitest runs them in parallel workers: each test builds and drops a
@@ -37,7 +37,7 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
   create: async () => freshCheckpointer(),
   reopen: async (cp) => new PostgresCheckpointer(url, { schema: cp.schema }),
   openInChild: (cp) => ({
-    module: new URL('../dist/index.js', import.meta.url),
+    module: new URL('../../dist/index.js', import.meta.url),
     export: 'PostgresCheckpointer',
     args: [url, { schema: cp.schema }],
   }),

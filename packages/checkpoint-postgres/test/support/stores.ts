@@ -1,7 +1,7 @@
 import { dropSchema, uniqueSchema } from '@flow/test-db';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { PostgresCheckpointer } from '../src/index.js';
+import { PostgresCheckpointer } from '../../src/index.js';
 
 /** The server of this run, found by @flow/test-db's global setup. */
 export const url = inject('flowTestPostgresUrl');
