@@ -85,6 +85,8 @@ export class SerializationError extends FlowError {
 /** A stored checkpoint could not be read back. `location` names the file or key; other threads stay readable. */
 export class CorruptCheckpointError extends FlowError {
   readonly location: string;
+  /** What is wrong, without the location; never quotes stored text. */
+  readonly detail: string;
 
   constructor(location: string, detail: string, options?: { cause?: unknown; backend?: string }) {
     super(
@@ -93,6 +95,7 @@ export class CorruptCheckpointError extends FlowError {
       options,
     );
     this.location = location;
+    this.detail = detail;
   }
 }
 

@@ -2,6 +2,14 @@ export { type Awaitable, BaseCheckpointer, type BaseCheckpointerOptions } from '
 export { Checkpoint, type CheckpointInit, type ThreadInfo } from './checkpoint.js';
 export type { Checkpointer, PutOptions } from './checkpointer.js';
 export {
+  ENVELOPE_PREFIX,
+  type EncryptedSerializer,
+  type EncryptedSerializerOptions,
+  encryptedSerializer,
+  serializerFromEnv,
+} from './encrypted-serializer.js';
+export { KEY_BYTES, type ParsedKeys, parseKeyList } from './encryption-keys.js';
+export {
   CheckpointConflict,
   CorruptCheckpointError,
   FlowError,

@@ -1,5 +1,5 @@
 import { Checkpoint } from './checkpoint.js';
-import { CorruptCheckpointError, prefix, SerializationError } from './errors.js';
+import { CorruptCheckpointError, isFlowError, prefix, SerializationError } from './errors.js';
 import type { SerializeContext, Serializer } from './serializer.js';
 import { parseRunError, stringifyRunError } from './status.js';
 import type { PendingWrite, WriteRecord } from './writes.js';
@@ -123,6 +123,15 @@ export function decodeWrites(
  * The copy keeps the original's stack frames, not its message.
  */
 export function redactDecodeError(error: unknown, field: string): Error {
+  // A serializer that reports a corrupt record (the encrypted one) writes a message meant to be shown.
+  if (
+    isFlowError(error, 'CORRUPT_CHECKPOINT') &&
+    typeof (error as CorruptCheckpointError).detail === 'string'
+  ) {
+    const copy = new Error(`${field} cannot be decoded: ${(error as CorruptCheckpointError).detail}`);
+    copy.name = error.name;
+    return copy;
+  }
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
   const position = /\bposition (\d+)/.exec(message)?.[1];
