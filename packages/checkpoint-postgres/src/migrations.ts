@@ -38,6 +38,51 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX threads_interrupted_idx ON ${s}.threads (thread) WHERE interrupted;
     `,
   },
+  {
+    version: 2,
+    name: 'failed runs, meta, per-step writes and leases',
+    sql: (s) => `
+      -- error: the run failed at this checkpoint ({ node, message }); meta: small plain JSON of the engine's.
+      ALTER TABLE ${s}.checkpoints
+        ADD COLUMN error jsonb,
+        ADD COLUMN meta  jsonb NOT NULL DEFAULT '{}';
+      -- The summary keeps what a ThreadInfo is built from (the frontier, the error) and the status the
+      -- writer derived from them with core's statusOf, which listThreads filters on.
+      ALTER TABLE ${s}.threads
+        ADD COLUMN next   text[],
+        ADD COLUMN error  jsonb,
+        ADD COLUMN status text;
+      UPDATE ${s}.threads AS t SET next = c.next
+        FROM ${s}.checkpoints AS c WHERE c.thread = t.thread AND c.step = t.latest_step;
+      -- Rows of version 1 had no error, so none of them is failed.
+      UPDATE ${s}.threads SET next = '{}' WHERE next IS NULL AND done;
+      UPDATE ${s}.threads SET next = '{?}' WHERE next IS NULL;
+      UPDATE ${s}.threads SET status = CASE WHEN interrupted THEN 'interrupted' WHEN done THEN 'done' ELSE 'running' END;
+      ALTER TABLE ${s}.threads
+        ALTER COLUMN next SET NOT NULL,
+        ALTER COLUMN status SET NOT NULL,
+        ADD CONSTRAINT threads_status_check CHECK (status IN ('running', 'interrupted', 'done', 'failed')),
+        DROP COLUMN done;
+      CREATE INDEX threads_status_idx ON ${s}.threads (status, thread);
+      -- Results of one super-step, per node and key; the first value stored for a key wins.
+      CREATE TABLE ${s}.writes (
+        thread text COLLATE "C" NOT NULL,
+        step   integer NOT NULL CHECK (step >= 0),
+        node   text COLLATE "C" NOT NULL,
+        key    text COLLATE "C" NOT NULL,
+        value  jsonb NOT NULL,
+        PRIMARY KEY (thread, step, node, key)
+      );
+      -- Who runs a thread, until when (by the server's clock).
+      CREATE TABLE ${s}.leases (
+        thread     text COLLATE "C" PRIMARY KEY,
+        owner      text NOT NULL,
+        host       text NOT NULL,
+        pid        integer NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -6,19 +6,32 @@ import {
   type CheckpointRecord,
   InvalidArgumentError,
   isFlowError,
+  type Lease,
+  type LeaseRecord,
+  type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,
   type NormalizedPruneBounds,
   SerializationError,
   StorageError,
+  statusOf,
   type ThreadInfo,
+  type WriteRecord,
 } from '@flow/core';
 import type { PgPool } from './driver.js';
 import { migrate, storeExists } from './migrate.js';
 import { createPool, isPool } from './pool.js';
 import { quoteIdent } from './quote.js';
-import { type CheckpointRow, type ThreadRow, toRecord, toThreadInfo } from './rows.js';
+import {
+  type CheckpointRow,
+  type LeaseRow,
+  type ThreadRow,
+  toLease,
+  toRecord,
+  toThreadInfo,
+  toWrite,
+} from './rows.js';
 import { bind, buildStatements, type Statements } from './statements.js';
 import { toPgTimestamp } from './timestamp.js';
 import { parseConnectionUrl } from './url.js';
@@ -135,7 +148,66 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     return migrate(this.#pool, this.schema, { create: this.#create });
   }
 
-  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    return this.#put(record, ifRevision, undefined);
+  }
+
+  protected override writeRecordWithWrites(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): Promise<number> {
+    return this.#put(record, ifRevision, writes);
+  }
+
+  protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+    await this.#pool
+      .query(bind(this.#sql.putWrites, [thread, step, ...writeColumns(writes)]))
+      .catch((error: unknown) => {
+        throw jsonbRejected(error, { thread, step }) ?? error;
+      });
+  }
+
+  protected override async readWrites(thread: string, step: number): Promise<WriteRecord[]> {
+    const { rows } = await this.#pool.query<WriteRecord>(bind(this.#sql.getWrites, [thread, step]));
+    return rows.map(toWrite);
+  }
+
+  protected override async writeLease(
+    thread: string,
+    lease: LeaseRecord,
+    replace: string | undefined,
+  ): Promise<LeaseResult> {
+    const { rows } = await this.#pool.query<LeaseRow>(
+      bind(this.#sql.acquireLease, [thread, lease.owner, lease.host, lease.pid, lease.ttlMs, replace ?? '']),
+    );
+    if (rows[0] !== undefined) return { acquired: true, lease: toLease(thread, rows[0]) };
+    // Held by someone else, live: one more query, on this path only, names the holder.
+    const held = await this.#pool.query<LeaseRow>(bind(this.#sql.leaseHolder, [thread]));
+    // Gone between the two queries (released, or the thread deleted): the lease is free, so try again.
+    if (held.rows[0] === undefined) return this.writeLease(thread, lease, replace);
+    return { acquired: false, holder: toLease(thread, held.rows[0]) };
+  }
+
+  protected override async extendLease(thread: string, owner: string, ttlMs: number): Promise<boolean> {
+    const { rows } = await this.#pool.query(bind(this.#sql.renewLease, [thread, owner, ttlMs]));
+    return rows.length === 1;
+  }
+
+  protected override async dropLease(thread: string, owner: string): Promise<void> {
+    await this.#pool.query(bind(this.#sql.releaseLease, [thread, owner]));
+  }
+
+  protected override async readLease(thread: string): Promise<Lease | undefined> {
+    const { rows } = await this.#pool.query<LeaseRow>(bind(this.#sql.getLease, [thread]));
+    return rows[0] && toLease(thread, rows[0]);
+  }
+
+  async #put(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[] | undefined,
+  ): Promise<number> {
     const values: unknown[] = [
       record.thread,
       record.step,
@@ -145,13 +217,18 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       record.interruptNode,
       record.interruptPayload,
       toPgTimestamp(record.ts),
+      record.error,
+      record.meta,
+      statusOf(record),
     ];
-    let statement = this.#sql.put;
-    if (ifRevision === 0) statement = this.#sql.putIfAbsent;
+    const forms = writes === undefined ? this.#sql : this.#sql.withWrites;
+    let statement = forms.put;
+    if (ifRevision === 0) statement = forms.putIfAbsent;
     else if (ifRevision !== undefined) {
-      statement = this.#sql.putIfRevision;
+      statement = forms.putIfRevision;
       values.push(ifRevision);
     }
+    if (writes !== undefined) values.push(...writeColumns(writes));
     const { rows } = await this.#pool
       .query<{ revision: number }>(bind(statement, values))
       .catch((error: unknown) => {
@@ -217,10 +294,10 @@ export class PostgresCheckpointer extends BaseCheckpointer {
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
     const olderThan = bounds.olderThan === undefined ? 'infinity' : toPgTimestamp(bounds.olderThan);
-    const { rowCount } = await this.#pool.query(
+    const { rows } = await this.#pool.query<{ removed: number }>(
       bind(this.#sql.prune, [thread, bounds.beforeStep ?? NO_STEP_BOUND, olderThan]),
     );
-    return rowCount ?? 0;
+    return rows[0]?.removed ?? 0;
   }
 
   protected async release(): Promise<void> {
@@ -233,15 +310,24 @@ export class PostgresCheckpointer extends BaseCheckpointer {
  * JSON, or one that emits a raw lone-surrogate escape (the default serializer tags those). Nothing was
  * written, as with any value that cannot be serialized, so it is a `SerializationError`.
  */
-function jsonbRejected(error: unknown, record: CheckpointRecord): SerializationError | undefined {
+function jsonbRejected(
+  error: unknown,
+  record: { thread: string; step: number },
+): SerializationError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (code !== '22P02' && code !== '22P05') return undefined;
   const { message, detail } = error as { message?: string; detail?: string };
   return new SerializationError(
-    `[flow:postgres] state or interruptPayload of thread ${JSON.stringify(record.thread)} step ${record.step} ` +
-      `is not storable as JSONB: ${message}${detail ? ` (${detail})` : ''}`,
+    `[flow:postgres] a serialized value (state, interruptPayload or a write) of thread ` +
+      `${JSON.stringify(record.thread)} step ${record.step} is not storable as JSONB: ` +
+      `${message}${detail ? ` (${detail})` : ''}`,
     { cause: error },
   );
+}
+
+/** Writes as the three parallel arrays (nodes, keys, values) the statements unnest. */
+function writeColumns(writes: readonly WriteRecord[]): [string[], string[], string[]] {
+  return [writes.map((w) => w.node), writes.map((w) => w.key), writes.map((w) => w.value)];
 }
 
 /**

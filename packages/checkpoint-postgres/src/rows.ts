@@ -1,4 +1,10 @@
-import { type CheckpointRecord, type ThreadInfo, threadInfoOf } from '@flow/core';
+import {
+  type CheckpointRecord,
+  type Lease,
+  type ThreadInfo,
+  threadInfoOf,
+  type WriteRecord,
+} from '@flow/core';
 import { fromEpochMs } from './timestamp.js';
 
 /** A checkpoint row as the statements select it. */
@@ -11,15 +17,26 @@ export interface CheckpointRow {
   interrupt_node: string | null;
   interrupt_payload: string;
   ts: number;
+  error: string | null;
+  meta: string;
 }
 
 /** A thread summary row as the statements select it. */
 export interface ThreadRow {
   thread: string;
   latest_step: number;
+  next: string;
   interrupted: boolean;
-  done: boolean;
+  error: string | null;
   ts: number;
+}
+
+/** A lease row as the statements select it. */
+export interface LeaseRow {
+  owner: string;
+  host: string;
+  pid: number;
+  expires_at: number;
 }
 
 export function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
@@ -34,22 +51,32 @@ export function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
     ts: fromEpochMs(row.ts),
     // float8 in SQL; Number() still copes with a pool whose type parsers return strings.
     revision: Number(row.revision),
-    // Not stored by this schema yet: every record reads as not failed, without meta.
-    error: null,
-    meta: '{}',
+    error: row.error,
+    meta: row.meta,
   };
 }
-
-/** The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier. */
-const UNFINISHED: readonly string[] = [''];
 
 export function toThreadInfo(row: ThreadRow): ThreadInfo {
   return threadInfoOf({
     thread: row.thread,
     step: row.latest_step,
-    next: row.done ? [] : UNFINISHED,
+    next: JSON.parse(row.next) as string[],
     interrupted: row.interrupted,
-    error: null,
+    error: row.error,
     ts: fromEpochMs(row.ts),
   });
+}
+
+export function toLease(thread: string, row: LeaseRow): Lease {
+  return {
+    thread,
+    owner: row.owner,
+    host: row.host,
+    pid: Number(row.pid),
+    expiresAt: fromEpochMs(row.expires_at),
+  };
+}
+
+export function toWrite(row: WriteRecord): WriteRecord {
+  return { node: row.node, key: row.key, value: row.value };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ThreadStatus } from '@flow/core';
 import type { PgQueryConfig } from './driver.js';
 import { quoteIdent, quoteLiteral } from './quote.js';
 import { epochMs } from './timestamp.js';
@@ -23,29 +24,52 @@ export function bind(statement: Statement, values: unknown[]): PgQueryConfig {
 /** Columns of a checkpoint as read back: JSONB as text (parsed once, by the serializer), ts as epoch ms. */
 const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
   array_to_json(next)::text AS next, interrupted, interrupt_node,
-  interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts`;
+  interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error::text AS error, meta::text AS meta`;
 
-const THREAD_COLUMNS = `thread, latest_step, interrupted, done, ${epochMs('ts')} AS ts`;
+const THREAD_COLUMNS = `thread, latest_step, array_to_json(next)::text AS next, interrupted, error::text AS error,
+  ${epochMs('ts')} AS ts`;
 
 /**
- * Takes the thread's transaction-scoped advisory lock, keyed on a 64-bit hash of "schema.thread". Every put
- * and deleteThread takes it before touching a row, so writers of one thread run one at a time, in one lock
- * order (no deadlocks), and a delete never misses a checkpoint whose put was in flight. Unlike a row lock it
- * exists before the thread's first row and after its deletion. `$1` is the thread id.
+ * Takes the thread's transaction-scoped advisory lock, keyed on a 64-bit hash of "schema.thread". Every put,
+ * putWrites and deleteThread takes it before touching a row, so writers of one thread run one at a time, in
+ * one lock order (no deadlocks), and a delete never misses a row whose write was in flight. Unlike a row lock
+ * it exists before the thread's first row and after its deletion. `$1` is the thread id.
  */
 function threadLock(schema: string): string {
   return `SELECT pg_advisory_xact_lock(hashtextextended(${quoteLiteral(`${schema}.`)} || $1::text, 0))`;
 }
 
 /**
- * One put: take the thread's lock, write the checkpoint, and move the summary when this is now the highest
- * step — one statement, one transaction, one round trip. The write depends on the lock's result, so Postgres
- * runs the lock first.
- *
- * Parameters of the three puts: $1 thread, $2 step, $3 state, $4 next, $5 interrupted, $6 interrupt node,
- * $7 interrupt payload, $8 ts, and for the conditional update $9 the expected revision.
+ * Parameters of every put: $1 thread, $2 step, $3 state, $4 next, $5 interrupted, $6 interrupt node,
+ * $7 interrupt payload, $8 ts, $9 error, $10 meta, $11 the thread's status (core's `statusOf`); then, for the
+ * conditional update, the expected revision; then, for a put with writes, three arrays of nodes, keys and
+ * values. `n` counts the parameters so far.
  */
-function put(schema: string, s: string, write: string): string {
+const PUT_PARAMS = 11;
+
+/**
+ * Inserts writes for ($1, $2) from three parallel arrays starting at parameter `$first`, unless `guard` is
+ * false. A (node, key) already stored keeps its value; within one batch the first occurrence wins, because
+ * the insert's own rows conflict with each other in array order.
+ */
+function insertWrites(s: string, first: number, guard: string): string {
+  return `
+    INSERT INTO ${s}.writes (thread, step, node, key, value)
+    SELECT $1::text, $2::integer, w.node, w.key, w.value::jsonb
+    FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[]) WITH ORDINALITY AS w(node, key, value, i)
+    WHERE ${guard}
+    ORDER BY w.i
+    ON CONFLICT (thread, step, node, key) DO NOTHING`;
+}
+
+/**
+ * One put: take the thread's lock, write the checkpoint, move the summary when this is now the highest step,
+ * and (with `writesFrom`) store the step's writes only if the checkpoint was written — one statement, one
+ * transaction, one round trip. The write depends on the lock's result, so Postgres runs the lock first.
+ */
+function put(schema: string, s: string, write: string, writesFrom?: number): string {
+  const writes =
+    writesFrom === undefined ? '' : `, w AS (${insertWrites(s, writesFrom, 'EXISTS (SELECT 1 FROM cp)')})`;
   return `
     WITH locked AS (
       ${threadLock(schema)}
@@ -53,22 +77,23 @@ function put(schema: string, s: string, write: string): string {
       ${write}
       RETURNING c.revision
     ), summary AS (
-      INSERT INTO ${s}.threads AS t (thread, latest_step, interrupted, done, ts)
-      SELECT $1::text, $2::integer, $5::boolean, cardinality($4::text[]) = 0 AND NOT $5::boolean, $8::timestamptz
+      INSERT INTO ${s}.threads AS t (thread, latest_step, next, interrupted, error, status, ts)
+      SELECT $1::text, $2::integer, $4::text[], $5::boolean, $9::jsonb, $11::text, $8::timestamptz
       FROM cp
       ON CONFLICT (thread) DO UPDATE SET
-        latest_step = EXCLUDED.latest_step, interrupted = EXCLUDED.interrupted,
-        done = EXCLUDED.done, ts = EXCLUDED.ts
+        latest_step = EXCLUDED.latest_step, next = EXCLUDED.next, interrupted = EXCLUDED.interrupted,
+        error = EXCLUDED.error, status = EXCLUDED.status, ts = EXCLUDED.ts
       WHERE EXCLUDED.latest_step >= t.latest_step
-    )
+    )${writes}
     SELECT revision::float8 AS revision FROM cp`;
 }
 
 function insert(s: string, onConflict: string): string {
   return `
     INSERT INTO ${s}.checkpoints AS c
-      (thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts)
-    SELECT $1::text, $2::integer, 1, $3::jsonb, $4::text[], $5::boolean, $6::text, $7::jsonb, $8::timestamptz
+      (thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta)
+    SELECT $1::text, $2::integer, 1, $3::jsonb, $4::text[], $5::boolean, $6::text, $7::jsonb, $8::timestamptz,
+      $9::jsonb, $10::jsonb
     WHERE (SELECT count(*) FROM locked) >= 0
     ${onConflict}`;
 }
@@ -76,16 +101,38 @@ function insert(s: string, onConflict: string): string {
 const OVERWRITE = `
   revision = c.revision + 1, state = EXCLUDED.state, next = EXCLUDED.next,
   interrupted = EXCLUDED.interrupted, interrupt_node = EXCLUDED.interrupt_node,
-  interrupt_payload = EXCLUDED.interrupt_payload, ts = EXCLUDED.ts`;
+  interrupt_payload = EXCLUDED.interrupt_payload, ts = EXCLUDED.ts, error = EXCLUDED.error, meta = EXCLUDED.meta`;
 
-/** Every statement of one schema. */
-export interface Statements {
+function updateIfRevision(s: string): string {
+  return `UPDATE ${s}.checkpoints AS c SET
+      revision = c.revision + 1, state = $3::jsonb, next = $4::text[], interrupted = $5::boolean,
+      interrupt_node = $6::text, interrupt_payload = $7::jsonb, ts = $8::timestamptz, error = $9::jsonb,
+      meta = $10::jsonb
+    WHERE c.thread = $1::text AND c.step = $2::integer AND c.revision = $${PUT_PARAMS + 1}::bigint
+      AND (SELECT count(*) FROM locked) >= 0`;
+}
+
+/** The three forms of a put: unconditional, `ifRevision: 0` and `ifRevision: n`. */
+export interface PutStatements {
   /** Unconditional upsert: revision 1 when new, else old + 1. */
   put: Statement;
   /** `ifRevision: 0`: inserts only when nothing is stored at (thread, step). */
   putIfAbsent: Statement;
   /** `ifRevision: n > 0`: updates only when the stored revision is n. */
   putIfRevision: Statement;
+}
+
+/** The columns of a lease as read back, expiry as epoch ms. */
+const LEASE_COLUMNS = `owner, host, pid, ${epochMs('expires_at')} AS expires_at`;
+
+/** Every statement of one schema. */
+export interface Statements extends PutStatements {
+  /** The same puts, also storing the step's writes ($12.. or $13..: nodes, keys, values) when they write. */
+  withWrites: PutStatements;
+  /** putWrites: $3 nodes, $4 keys, $5 values, under the thread's lock. */
+  putWrites: Statement;
+  /** getWrites: the writes of ($1, $2) in code-point order of (node, key). */
+  getWrites: Statement;
   /** The stored revision of (thread, step), read only after a conditional put wrote nothing. */
   revisionOf: Statement;
   getLatest: Statement;
@@ -93,13 +140,37 @@ export interface Statements {
   /** $2 exclusive upper bound of step (bigint), $3 limit or null. */
   list: Statement;
   /** $1 exclusive lower bound of thread ('' for none), $2 limit or null; one per status filter. */
-  listThreads: Record<'all' | 'running' | 'interrupted' | 'done' | 'failed', Statement>;
-  /** $2 exclusive step bound, $3 exclusive ts bound; keeps the thread's highest step. */
+  listThreads: Record<'all' | ThreadStatus, Statement>;
+  /** $2 exclusive step bound, $3 exclusive ts bound; keeps the thread's highest step; drops their writes. */
   prune: Statement;
   /** Takes the thread's advisory lock (inside deleteThread's transaction). */
   lockThread: Statement;
-  /** Deletes the thread's checkpoints and summary; resolves with the count of checkpoints. */
+  /** Deletes the thread's checkpoints, summary, writes and lease; resolves with the count of checkpoints. */
   deleteThread: Statement;
+  /**
+   * Takes the lease of $1 for $2 (host $3, pid $4) until the server's clock + $5 ms when it is free, expired,
+   * $2's already, or held by $6 (or '' for none). Answers the lease now stored, with `acquired`.
+   */
+  acquireLease: Statement;
+  /** The lease of $1, live or not (only after acquireLease found another holder). */
+  leaseHolder: Statement;
+  /** Extends $2's live lease on $1 to now + $3 ms; a row when it did. */
+  renewLease: Statement;
+  /** Removes the lease of $1 when $2 holds it. */
+  releaseLease: Statement;
+  /** The live lease of $1. */
+  getLease: Statement;
+}
+
+function putStatements(schema: string, s: string, writes: boolean): PutStatements {
+  const from = (conditional: boolean) => (writes ? PUT_PARAMS + 1 + (conditional ? 1 : 0) : undefined);
+  return {
+    put: statement(
+      put(schema, s, insert(s, `ON CONFLICT (thread, step) DO UPDATE SET ${OVERWRITE}`), from(false)),
+    ),
+    putIfAbsent: statement(put(schema, s, insert(s, 'ON CONFLICT (thread, step) DO NOTHING'), from(false))),
+    putIfRevision: statement(put(schema, s, updateIfRevision(s), from(true))),
+  };
 }
 
 /** Builds the statements of `schema` (validated by the caller; quoted here). */
@@ -110,20 +181,17 @@ export function buildStatements(schema: string): Statements {
       SELECT ${THREAD_COLUMNS} FROM ${s}.threads
       WHERE thread > $1::text COLLATE "C" ${filter}
       ORDER BY thread LIMIT $2::bigint`);
+  // The server's clock, read when the statement runs (not when its transaction began).
+  const now = 'clock_timestamp()';
   return {
-    put: statement(put(schema, s, insert(s, `ON CONFLICT (thread, step) DO UPDATE SET ${OVERWRITE}`))),
-    putIfAbsent: statement(put(schema, s, insert(s, 'ON CONFLICT (thread, step) DO NOTHING'))),
-    putIfRevision: statement(
-      put(
-        schema,
-        s,
-        `UPDATE ${s}.checkpoints AS c SET
-           revision = c.revision + 1, state = $3::jsonb, next = $4::text[], interrupted = $5::boolean,
-           interrupt_node = $6::text, interrupt_payload = $7::jsonb, ts = $8::timestamptz
-         WHERE c.thread = $1::text AND c.step = $2::integer AND c.revision = $9::bigint
-           AND (SELECT count(*) FROM locked) >= 0`,
-      ),
-    ),
+    ...putStatements(schema, s, false),
+    withWrites: putStatements(schema, s, true),
+    putWrites: statement(`
+      WITH locked AS (${threadLock(schema)})
+      ${insertWrites(s, 3, '(SELECT count(*) FROM locked) >= 0')}`),
+    getWrites: statement(`
+      SELECT node, key, value::text AS value FROM ${s}.writes
+      WHERE thread = $1::text AND step = $2::integer ORDER BY node, key`),
     revisionOf: statement(
       `SELECT revision::float8 AS revision FROM ${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`,
     ),
@@ -139,21 +207,44 @@ export function buildStatements(schema: string): Statements {
       ORDER BY step DESC LIMIT $3::bigint`),
     listThreads: {
       all: threads(''),
-      running: threads('AND NOT interrupted AND NOT done'),
       // Literally `AND interrupted`, so the planner can use the partial index.
       interrupted: threads('AND interrupted'),
-      done: threads('AND done'),
-      // This schema stores no run error yet, so no thread is failed.
-      failed: threads('AND false'),
+      running: threads(`AND status = 'running'`),
+      done: threads(`AND status = 'done'`),
+      failed: threads(`AND status = 'failed'`),
     },
     prune: statement(`
-      DELETE FROM ${s}.checkpoints
-      WHERE thread = $1::text AND step < $2::bigint AND ts < $3::timestamptz
-        AND step < (SELECT max(step) FROM ${s}.checkpoints WHERE thread = $1::text)`),
+      WITH gone AS (
+        DELETE FROM ${s}.checkpoints
+        WHERE thread = $1::text AND step < $2::bigint AND ts < $3::timestamptz
+          AND step < (SELECT max(step) FROM ${s}.checkpoints WHERE thread = $1::text)
+        RETURNING step
+      ), writes AS (
+        DELETE FROM ${s}.writes WHERE thread = $1::text AND step IN (SELECT step FROM gone)
+      )
+      SELECT count(*)::integer AS removed FROM gone`),
     lockThread: statement(threadLock(schema)),
     deleteThread: statement(`
       WITH gone AS (DELETE FROM ${s}.checkpoints WHERE thread = $1::text RETURNING 1),
-           summary AS (DELETE FROM ${s}.threads WHERE thread = $1::text)
+           summary AS (DELETE FROM ${s}.threads WHERE thread = $1::text),
+           writes AS (DELETE FROM ${s}.writes WHERE thread = $1::text),
+           lease AS (DELETE FROM ${s}.leases WHERE thread = $1::text)
       SELECT count(*)::integer AS removed FROM gone`),
+    acquireLease: statement(`
+      INSERT INTO ${s}.leases AS l (thread, owner, host, pid, expires_at)
+      VALUES ($1::text, $2::text, $3::text, $4::integer, ${now} + $5::integer * interval '1 millisecond')
+      ON CONFLICT (thread) DO UPDATE SET
+        owner = EXCLUDED.owner, host = EXCLUDED.host, pid = EXCLUDED.pid, expires_at = EXCLUDED.expires_at
+      WHERE l.expires_at <= ${now} OR l.owner = EXCLUDED.owner OR l.owner = $6::text
+      RETURNING ${LEASE_COLUMNS}`),
+    leaseHolder: statement(`SELECT ${LEASE_COLUMNS} FROM ${s}.leases WHERE thread = $1::text`),
+    renewLease: statement(`
+      UPDATE ${s}.leases SET expires_at = ${now} + $3::integer * interval '1 millisecond'
+      WHERE thread = $1::text AND owner = $2::text AND expires_at > ${now}
+      RETURNING 1 AS renewed`),
+    releaseLease: statement(`DELETE FROM ${s}.leases WHERE thread = $1::text AND owner = $2::text`),
+    getLease: statement(
+      `SELECT ${LEASE_COLUMNS} FROM ${s}.leases WHERE thread = $1::text AND expires_at > ${now}`,
+    ),
   };
 }

@@ -74,7 +74,10 @@ describe('the schema', () => {
 
   it('records the applied migrations', async () => {
     const { rows } = await admin.query(`SELECT version, name FROM "${schema}".schema_migrations`);
-    expect(rows).toEqual([{ version: 1, name: 'checkpoints and thread summaries' }]);
+    expect(rows).toEqual([
+      { version: 1, name: 'checkpoints and thread summaries' },
+      { version: 2, name: 'failed runs, meta, per-step writes and leases' },
+    ]);
   });
 });
 
@@ -128,8 +131,8 @@ describe('the summary is written in the same transaction as the checkpoint', () 
     }
     await Promise.all(ops);
     const { rows } = await admin.query(
-      `SELECT c.thread, c.step, c.interrupted, cardinality(c.next) = 0 AND NOT c.interrupted AS done, t.thread AS summary,
-              t.latest_step, t.interrupted AS t_interrupted, t.done AS t_done
+      `SELECT c.thread, c.step, c.interrupted, c.next, c.error, t.thread AS summary,
+              t.latest_step, t.interrupted AS t_interrupted, t.next AS t_next, t.error AS t_error
        FROM (SELECT DISTINCT ON (thread) * FROM "${schema}".checkpoints WHERE thread LIKE 'burst-%'
              ORDER BY thread, step DESC) c
        FULL JOIN (SELECT * FROM "${schema}".threads WHERE thread LIKE 'burst-%') t ON t.thread = c.thread`,
@@ -138,7 +141,8 @@ describe('the summary is written in the same transaction as the checkpoint', () 
       expect(row.summary, JSON.stringify(row)).toBe(row.thread);
       expect(row.latest_step).toBe(row.step);
       expect(row.t_interrupted).toBe(row.interrupted);
-      expect(row.t_done).toBe(row.done);
+      expect(row.t_next).toEqual(row.next);
+      expect(row.t_error).toEqual(row.error);
     }
   });
 });

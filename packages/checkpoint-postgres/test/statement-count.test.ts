@@ -39,6 +39,25 @@ describe('round trips', () => {
     expect(await statementsOf(() => cp.put(checkpoint('fresh', 0)))).toBe(1);
   });
 
+  it('a put with writes is one statement too, in all three forms; so are putWrites and getWrites', async () => {
+    const writes = [1, 2, 3].map((n) => ({ node: `n${n}`, key: 'k', value: { n } }));
+    expect(await statementsOf(() => cp.put(checkpoint('w', 0), { writes }))).toBe(1);
+    expect(await statementsOf(() => cp.put(checkpoint('w', 1), { ifRevision: 0, writes }))).toBe(1);
+    expect(await statementsOf(() => cp.put(checkpoint('w', 1), { ifRevision: 1, writes }))).toBe(1);
+    expect(await statementsOf(() => cp.putWrites('w', 2, writes))).toBe(1);
+    expect(await statementsOf(() => cp.getWrites('w', 2))).toBe(1);
+    expect(await cp.getWrites('w', 1)).toEqual(writes);
+  });
+
+  it('lease calls are one statement each; a refused acquire costs one more, to name the holder', async () => {
+    expect(await statementsOf(() => cp.acquireLease('l', { owner: 'a', ttlMs: 60_000 }))).toBe(1);
+    expect(await statementsOf(() => cp.acquireLease('l', { owner: 'a', ttlMs: 60_000 }))).toBe(1);
+    expect(await statementsOf(() => cp.renewLease('l', { owner: 'a', ttlMs: 60_000 }))).toBe(1);
+    expect(await statementsOf(() => cp.getLease('l'))).toBe(1);
+    expect(await statementsOf(() => cp.acquireLease('l', { owner: 'b', ttlMs: 60_000 }))).toBe(2);
+    expect(await statementsOf(() => cp.releaseLease('l', 'a'))).toBe(1);
+  });
+
   it('a conflicting put costs one more statement, to read the actual revision', async () => {
     expect(
       await statementsOf(() => cp.put(checkpoint('t', 0), { ifRevision: 7 }).catch((e: unknown) => e)),
