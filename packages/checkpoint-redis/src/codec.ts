@@ -1,4 +1,10 @@
-import { type CheckpointRecord, type ThreadInfo, threadInfoOf } from '@flow/core';
+import {
+  type CheckpointRecord,
+  type Lease,
+  type ThreadInfo,
+  threadInfoOf,
+  type WriteRecord,
+} from '@flow/core';
 
 /** The small fields of a checkpoint, stored together as JSON next to state and payload. */
 interface Meta {
@@ -6,6 +12,9 @@ interface Meta {
   next: string[];
   interrupted: boolean;
   interruptNode: string | null;
+  /** The record's error and meta as their JSON text; absent in records written before they existed. */
+  error?: string | null;
+  meta?: string;
 }
 
 /** Encodes the fields that are neither state nor payload. */
@@ -15,6 +24,8 @@ export function encodeMeta(record: CheckpointRecord): string {
     next: [...record.next],
     interrupted: record.interrupted,
     interruptNode: record.interruptNode,
+    error: record.error,
+    meta: record.meta,
   };
   return JSON.stringify(meta);
 }
@@ -61,32 +72,70 @@ export function decodeRow(thread: string, row: readonly unknown[]): CheckpointRe
     interruptPayload: payload,
     ts: meta.ts,
     revision: Number(revision),
-    // Not stored by this layout yet: every record reads as not failed, without meta.
-    error: null,
-    meta: '{}',
+    error: meta.error ?? null,
+    meta: meta.meta ?? '{}',
   };
 }
 
-const UNFINISHED: readonly string[] = [''];
-
-/** Rebuilds one summary from a THREADS group (thread, step, status, ts). */
+/**
+ * Rebuilds one summary from a THREADS group (thread, step, status, ts, meta) with core's `threadInfoOf`, from
+ * the latest checkpoint's meta. A summary written by layout 2 has no meta: its status, one of the three that
+ * layout knew, stands for the frontier (a failed run did not exist then).
+ */
 export function decodeThread(row: readonly unknown[]): ThreadInfo {
-  const [thread, step, status, ts] = row;
+  const [thread, step, status, ts, metaText] = row;
   if (typeof step !== 'string' || typeof ts !== 'string') {
     throw new UnreadableEntry('the summary lacks step or ts');
+  }
+  if (typeof metaText === 'string') {
+    const meta = parseMeta(metaText);
+    return threadInfoOf({ thread: String(thread), step: Number(step), ...meta, error: meta.error ?? null });
   }
   if (status !== 'running' && status !== 'interrupted' && status !== 'done') {
     throw new UnreadableEntry(`the summary has an unknown status ${JSON.stringify(status)}`);
   }
-  // The summary keeps the status, not the frontier: an unfinished run stands in with a one-node frontier.
   return threadInfoOf({
     thread: String(thread),
     step: Number(step),
-    next: status === 'done' ? [] : UNFINISHED,
+    next: status === 'done' ? [] : ['(not recorded by layout 2)'],
     interrupted: status === 'interrupted',
-    error: null,
     ts,
   });
+}
+
+/** The hash field of a write: node and key joined by U+0000, which neither may hold. */
+export function writeField(write: { node: string; key: string }): string {
+  return `${write.node}\u0000${write.key}`;
+}
+
+/** Flattens writes into the (field, value) pairs the scripts take. */
+export function writeArgs(writes: readonly WriteRecord[]): string[] {
+  const args: string[] = [];
+  for (const w of writes) args.push(writeField(w), w.value);
+  return args;
+}
+
+/** Rebuilds writes from a writes hash (flat field/value array), in no particular order. */
+export function decodeWrites(reply: unknown): WriteRecord[] {
+  return groups(reply, 2).map(([field, value]) => {
+    const text = String(field);
+    const cut = text.indexOf('\u0000');
+    if (cut === -1 || typeof value !== 'string') throw new UnreadableEntry(`a write field is malformed`);
+    return { node: text.slice(0, cut), key: text.slice(cut + 1), value };
+  });
+}
+
+/** Rebuilds a lease from (owner, host, pid, expires ms), or undefined when the key is gone. */
+export function decodeLease(thread: string, reply: unknown): Lease | undefined {
+  const [owner, host, pid, exp] = reply as unknown[];
+  if (owner === null || owner === undefined) return undefined;
+  return {
+    thread,
+    owner: String(owner),
+    host: String(host),
+    pid: Number(pid),
+    expiresAt: new Date(Number(exp)).toISOString(),
+  };
 }
 
 /** Splits a flat script reply into groups of `size`. */

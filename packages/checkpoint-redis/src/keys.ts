@@ -9,8 +9,11 @@ import { assertKeyPrefix } from '@flow/core';
  * | `<prefix>:st\|<N>\|<thread>` | string | the state of step `N` when it is large |
  * | `<prefix>:in\|<thread>` | string | a put's incoming large state, for the instant between its `SET` and its script |
  * | `<prefix>:steps\|<thread>` | sorted set | the thread's step numbers (score = member = step) |
- * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's summary: `step`, `status`, `ts` |
- * | `<prefix>:idx\|all` and `:idx\|running`, `:idx\|interrupted`, `:idx\|done` | sorted sets | thread ids, all scores 0 |
+ * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's summary: `step`, `status`, `ts`, `m` (its meta JSON) |
+ * | `<prefix>:wr\|<N>\|<thread>` | hash | the writes of step `N`: field `<node>` U+0000 `<key>`, value the serialized write |
+ * | `<prefix>:ws\|<thread>` | sorted set | the steps that have writes (score = member = step) |
+ * | `<prefix>:lease\|<thread>` | hash | the lease: `owner`, `host`, `pid`, `exp` (epoch ms by Redis' clock); the key expires with it |
+ * | `<prefix>:idx\|all` and `:idx\|running`, `:idx\|interrupted`, `:idx\|done`, `:idx\|failed` | sorted sets | thread ids, all scores 0 |
  * | `<prefix>:meta\|format` | string | the layout version |
  *
  * Why this cannot collide: a prefix may hold `:` but never `|`, so the first `|` in a key ends
@@ -34,6 +37,14 @@ export interface KeyLayout {
   readonly statePrefix: string;
   /** Where a put stages its state (string), inside its MULTI. */
   incoming(thread: string): string;
+  /** The writes of one step (hash). */
+  writes(thread: string, step: number): string;
+  /** What `writes(thread, step)` is with `<N>|<thread>` left off: Lua appends them. */
+  readonly writesPrefix: string;
+  /** The steps of a thread that have writes (sorted set). */
+  writeSteps(thread: string): string;
+  /** The thread's lease (hash, expiring with the lease). */
+  lease(thread: string): string;
   /** Step numbers of a thread (sorted set). */
   steps(thread: string): string;
   /** Summary of a thread's latest checkpoint (hash). */
@@ -41,7 +52,7 @@ export interface KeyLayout {
   /** What `head(thread)` is with the thread id left off: Lua appends the id. */
   readonly headPrefix: string;
   /** Thread index keys, all scores 0: every thread, then one per status. */
-  readonly index: { all: string; running: string; interrupted: string; done: string };
+  readonly index: { all: string; running: string; interrupted: string; done: string; failed: string };
   /** The layout version marker. */
   readonly format: string;
 }
@@ -56,12 +67,19 @@ export function keyLayout(prefix: string): KeyLayout {
   const steps = key('steps');
   const head = key('head');
   const idx = key('idx');
+  const wr = key('wr');
+  const ws = key('ws');
+  const lease = key('lease');
   return {
     prefix,
     checkpoints: (thread) => cp + thread,
     state: (thread, step) => `${st}${step}|${thread}`,
     statePrefix: st,
     incoming: (thread) => incoming + thread,
+    writes: (thread, step) => `${wr}${step}|${thread}`,
+    writesPrefix: wr,
+    writeSteps: (thread) => ws + thread,
+    lease: (thread) => lease + thread,
     steps: (thread) => steps + thread,
     head: (thread) => head + thread,
     headPrefix: head,
@@ -70,6 +88,7 @@ export function keyLayout(prefix: string): KeyLayout {
       running: `${idx}running`,
       interrupted: `${idx}interrupted`,
       done: `${idx}done`,
+      failed: `${idx}failed`,
     },
     format: `${key('meta')}format`,
   };
@@ -81,11 +100,12 @@ export function threadKeys(keys: KeyLayout, thread: string): [string, string, st
 }
 
 /** The index keys, in the order the Lua scripts take them. */
-export function indexKeys(keys: KeyLayout): [string, string, string, string] {
-  return [keys.index.all, keys.index.running, keys.index.interrupted, keys.index.done];
+export function indexKeys(keys: KeyLayout): [string, string, string, string, string] {
+  const { all, running, interrupted, done, failed } = keys.index;
+  return [all, running, interrupted, done, failed];
 }
 
-const KINDS = ['cp', 'st', 'in', 'steps', 'head', 'idx', 'meta'] as const;
+const KINDS = ['cp', 'st', 'in', 'steps', 'head', 'wr', 'ws', 'lease', 'idx', 'meta'] as const;
 
 /**
  * SCAN/KEYS patterns matching exactly the keys of `prefix`, one per kind (`<prefix>:cp|*`...). A single

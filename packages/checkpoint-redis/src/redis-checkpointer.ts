@@ -4,14 +4,19 @@ import {
   CheckpointConflict,
   type CheckpointRecord,
   CorruptCheckpointError,
+  compareWrites,
   InvalidArgumentError,
   isFlowError,
+  type Lease,
+  type LeaseRecord,
+  type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
   type NormalizedPruneBounds,
   StorageError,
   statusOf,
   type ThreadInfo,
+  type WriteRecord,
 } from '@flow/core';
 import type { Redis } from 'ioredis';
 import {
@@ -23,14 +28,41 @@ import {
   type RedisClient,
   selectDatabase,
 } from './client.js';
-import { decodeRow, decodeThread, encodeMeta, groups, UnreadableEntry } from './codec.js';
+import {
+  decodeLease,
+  decodeRow,
+  decodeThread,
+  decodeWrites,
+  encodeMeta,
+  groups,
+  UnreadableEntry,
+  writeArgs,
+} from './codec.js';
 import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
 import { runScript, runScriptAfterSet } from './run-script.js';
-import { DELETE, INIT, type LuaScript, PRUNE, PUT, READ, SCRIPTS, THREADS } from './scripts.js';
+import {
+  ACQUIRE_LEASE,
+  DELETE,
+  INIT,
+  type LuaScript,
+  PRUNE,
+  PUT,
+  READ,
+  READ_LEASE,
+  READ_WRITES,
+  RELEASE_LEASE,
+  RENEW_LEASE,
+  SCRIPTS,
+  THREADS,
+  WRITES,
+} from './scripts.js';
 
 /** The layout version `setup()` records under a prefix. */
 // 2: states moved from the checkpoints hash to keys of their own (keys.ts).
-const FORMAT_VERSION = '2';
+// 3: writes, leases, the failed index, error and meta in the meta JSON, the meta JSON in the summary. It only
+// adds to layout 2, whose data it reads as it is, so setup() moves a prefix of layout 2 to 3.
+const FORMAT_VERSION = '3';
+const PREVIOUS_FORMAT_VERSION = '2';
 
 /**
  * States up to this many UTF-16 units (about as many bytes of JSON) go to the put script as an argument and
@@ -126,7 +158,9 @@ export class RedisCheckpointer extends BaseCheckpointer {
     if (this.closed) throw new StorageError('[flow:redis] the checkpointer is closed');
     try {
       await this.selectDatabase();
-      return (await this.call(INIT, [this.#keys.format], [FORMAT_VERSION, '0'])) !== null;
+      const format = this.#keys.format;
+      // Reads only: with '0' and a version no stored one can equal, the script neither creates nor upgrades.
+      return (await this.call(INIT, [format], [FORMAT_VERSION, '0', 'none'])) !== null;
     } catch (error) {
       if (isFlowError(error)) throw error;
       throw new StorageError(`[flow:redis] exists failed: ${(error as Error).message}`, { cause: error });
@@ -139,7 +173,11 @@ export class RedisCheckpointer extends BaseCheckpointer {
     await Promise.all(SCRIPTS.map((script) => client.script('LOAD', script.body))).catch((error: unknown) => {
       throw explainFailure(client, error);
     });
-    const found = await this.call(INIT, [this.#keys.format], [FORMAT_VERSION, this.#create ? '1' : '0']);
+    const found = await this.call(
+      INIT,
+      [this.#keys.format],
+      [FORMAT_VERSION, this.#create ? '1' : '0', PREVIOUS_FORMAT_VERSION],
+    );
     if (found === null) {
       throw new StorageError(
         `[flow:redis] no store under prefix ${JSON.stringify(this.prefix)} (opened with create: false)`,
@@ -158,26 +196,51 @@ export class RedisCheckpointer extends BaseCheckpointer {
     if (this.#owned !== undefined && this.#db !== 0) await selectDatabase(this.#owned, this.#db);
   }
 
-  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    return this.#put(record, ifRevision, []);
+  }
+
+  protected override writeRecordWithWrites(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): Promise<number> {
+    return this.#put(record, ifRevision, writes);
+  }
+
+  async #put(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): Promise<number> {
     const keys = this.#keys;
     const thread = record.thread;
-    const scriptKeys = [...threadKeys(keys, thread), ...indexKeys(keys), keys.state(thread, record.step)];
-    const args = [
+    const step = record.step;
+    const scriptKeys = [
+      ...threadKeys(keys, thread),
+      ...indexKeys(keys),
+      keys.state(thread, step),
+      keys.writes(thread, step),
+      keys.writeSteps(thread),
+    ];
+    const head = [
       thread,
-      record.step,
+      step,
       ifRevision ?? '',
       Date.parse(record.ts),
       encodeMeta(record),
       record.interruptPayload,
-      // This layout has no failed index yet: the error is left out of the status.
-      statusOf({ next: record.next, interrupted: record.interrupted }),
+      statusOf(record),
       record.ts,
+      writes.length,
     ];
     // A small state rides along as a script argument (one command); a large one is SET first in the same
     // MULTI, since Redis copies script arguments into Lua (see keys.ts).
+    const inline = record.state.length <= INLINE_STATE_LIMIT;
+    const args = [...head, inline ? 'inline' : 'staged', inline ? record.state : '', ...writeArgs(writes)];
     const reply = (
-      record.state.length <= INLINE_STATE_LIMIT
-        ? await this.call(PUT, scriptKeys, [...args, record.state])
+      inline
+        ? await this.call(PUT, scriptKeys, args)
         : await runScriptAfterSet(this.client, [keys.incoming(thread), record.state], PUT, scriptKeys, args)
     ) as [number, number];
     const [written, revision] = reply;
@@ -189,6 +252,51 @@ export class RedisCheckpointer extends BaseCheckpointer {
       actual: revision,
       backend: this.backend,
     });
+  }
+
+  protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+    const keys = this.#keys;
+    await this.call(
+      WRITES,
+      [keys.writes(thread, step), keys.writeSteps(thread)],
+      [step, ...writeArgs(writes)],
+    );
+  }
+
+  protected override async readWrites(thread: string, step: number): Promise<WriteRecord[]> {
+    const reply = await this.call(READ_WRITES, [this.#keys.writes(thread, step)], []);
+    try {
+      return decodeWrites(reply).sort(compareWrites);
+    } catch (error) {
+      throw this.corrupt(`key ${JSON.stringify(this.#keys.writes(thread, step))}`, error);
+    }
+  }
+
+  protected override async writeLease(
+    thread: string,
+    lease: LeaseRecord,
+    replace: string | undefined,
+  ): Promise<LeaseResult> {
+    const args = [lease.owner, lease.host, lease.pid, lease.ttlMs, replace ?? ''];
+    const [taken, ...fields] = (await this.call(
+      ACQUIRE_LEASE,
+      [this.#keys.lease(thread)],
+      args,
+    )) as unknown[];
+    const found = decodeLease(thread, fields) as Lease;
+    return taken === 1 ? { acquired: true, lease: found } : { acquired: false, holder: found };
+  }
+
+  protected override async extendLease(thread: string, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.call(RENEW_LEASE, [this.#keys.lease(thread)], [owner, ttlMs])) === 1;
+  }
+
+  protected override async dropLease(thread: string, owner: string): Promise<void> {
+    await this.call(RELEASE_LEASE, [this.#keys.lease(thread)], [owner]);
+  }
+
+  protected override async readLease(thread: string): Promise<Lease | undefined> {
+    return decodeLease(thread, await this.call(READ_LEASE, [this.#keys.lease(thread)], []));
   }
 
   protected async readRecord(
@@ -207,12 +315,11 @@ export class RedisCheckpointer extends BaseCheckpointer {
   }
 
   protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
-    // This layout stores no run error yet, so no thread is failed.
-    if (opts.limit === 0 || opts.status === 'failed') return [];
+    if (opts.limit === 0) return [];
     const index = this.#keys.index[opts.status ?? 'all'];
     const min = opts.after === undefined ? '-' : `(${opts.after}`;
     const reply = await this.call(THREADS, [index], [min, opts.limit ?? -1, this.#keys.headPrefix]);
-    return groups(reply, 4).map((row) => {
+    return groups(reply, 5).map((row) => {
       try {
         return decodeThread(row);
       } catch (error) {
@@ -222,15 +329,22 @@ export class RedisCheckpointer extends BaseCheckpointer {
   }
 
   protected async removeThread(thread: string): Promise<number> {
-    const keys = [...threadKeys(this.#keys, thread), ...indexKeys(this.#keys)];
-    return Number(await this.call(DELETE, keys, [thread, this.#keys.statePrefix]));
+    const k = this.#keys;
+    const keys = [...threadKeys(k, thread), ...indexKeys(k), k.writeSteps(thread), k.lease(thread)];
+    return Number(await this.call(DELETE, keys, [thread, k.statePrefix, k.writesPrefix]));
   }
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
     const [checkpoints, steps] = threadKeys(this.#keys, thread);
     const olderThan = bounds.olderThan === undefined ? '' : Date.parse(bounds.olderThan);
-    const args = [bounds.beforeStep ?? '', olderThan, this.#keys.statePrefix, thread];
-    return Number(await this.call(PRUNE, [checkpoints, steps], args));
+    const args = [
+      bounds.beforeStep ?? '',
+      olderThan,
+      this.#keys.statePrefix,
+      thread,
+      this.#keys.writesPrefix,
+    ];
+    return Number(await this.call(PRUNE, [checkpoints, steps, this.#keys.writeSteps(thread)], args));
   }
 
   protected async release(): Promise<void> {

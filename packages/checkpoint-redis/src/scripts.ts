@@ -15,22 +15,26 @@ function lua(name: string, body: string): LuaScript {
 // Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:p interrupt
 // payload, and N:s the state when it is small; a large state is the key `<prefix>:st|N|<thread>` instead
 // (see keys.ts for why). Thread keys always come first as KEYS[1..4] = checkpoints, steps, head, incoming;
-// index keys as KEYS[5..8] = all, running, interrupted, done.
+// index keys as KEYS[5..9] = all, running, interrupted, done, failed. A write is the field
+// `<node> NUL <key>` of the step's writes hash (neither holds U+0000, so the split is unambiguous).
 
 /**
- * put: the revision check, the write, the summary and the thread index, in one atomic call.
- * A small state comes as ARGV[9] and goes to the N:s field. A large one was `SET` under `incoming` by the same
- * MULTI, and is moved to the step's state key (or deleted on a conflict). Either way the other place is
+ * put: the revision check, the write, the summary, the thread index and the step's writes, in one atomic call.
+ * A small state comes as ARGV[11] and goes to the N:s field. A large one was `SET` under `incoming` by the
+ * same MULTI, and is moved to the step's state key (or deleted on a conflict). Either way the other place is
  * cleared, so a step overwritten with a state of the other size is never read twice.
- * KEYS: checkpoints, steps, head, incoming, the four indexes, the step's state key.
- * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status, ts[, small state].
- * Returns {1, new revision} or {0, stored revision} on conflict (nothing written).
+ * KEYS: checkpoints, steps, head, incoming, the five indexes, the step's state key, its writes hash, the
+ * thread's write steps.
+ * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status (core's statusOf),
+ * ts, the number n of writes, 'inline' or 'staged', the small state ('' when staged), then n (field, value)
+ * pairs.
+ * Returns {1, new revision} or {0, stored revision} on conflict (nothing written, writes included).
  */
 export const PUT = lua(
   'put',
   `local step = ARGV[2]
 local rfield = step .. ':r'
-local staged = ARGV[9] == nil
+local staged = ARGV[10] == 'staged'
 local current = tonumber(redis.call('HGET', KEYS[1], rfield) or '0')
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then
   if staged then redis.call('DEL', KEYS[4]) end
@@ -46,16 +50,16 @@ local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
 if staged then
   redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6])
   redis.call('HDEL', KEYS[1], step .. ':s')
-  redis.call('RENAME', KEYS[4], KEYS[9])
+  redis.call('RENAME', KEYS[4], KEYS[10])
 else
-  redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6], step .. ':s', ARGV[9])
-  redis.call('DEL', KEYS[9])
+  redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6], step .. ':s', ARGV[11])
+  redis.call('DEL', KEYS[10])
 end
 redis.call('ZADD', KEYS[2], step, step)
 if not latest or tonumber(step) >= tonumber(latest) then
-  local status_key = {running = 6, interrupted = 7, done = 8}
+  local status_key = {running = 6, interrupted = 7, done = 8, failed = 9}
   local status = ARGV[7]
-  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[8])
+  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[8], 'm', ARGV[5])
   if previous ~= status then
     if previous and status_key[previous] then
       redis.call('ZREM', KEYS[status_key[previous]], ARGV[1])
@@ -64,7 +68,72 @@ if not latest or tonumber(step) >= tonumber(latest) then
   end
   redis.call('ZADD', KEYS[5], 0, ARGV[1])
 end
+local n = tonumber(ARGV[9])
+if n > 0 then
+  for i = 12, 10 + 2 * n, 2 do redis.call('HSETNX', KEYS[11], ARGV[i], ARGV[i + 1]) end
+  redis.call('ZADD', KEYS[12], step, step)
+end
 return {1, revision}`,
+);
+
+/**
+ * putWrites: stores each write whose (node, key) is not stored yet for the step.
+ * KEYS: the step's writes hash, the thread's write steps. ARGV: step, then (field, value) pairs.
+ */
+export const WRITES = lua(
+  'writes',
+  `for i = 2, #ARGV, 2 do redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[1])
+return 1`,
+);
+
+/** getWrites: the step's writes hash, as a flat field/value array. KEYS: the writes hash. */
+export const READ_WRITES = lua('read-writes', `return redis.call('HGETALL', KEYS[1])`);
+
+/**
+ * acquireLease: takes the lease when there is none (an expired one is gone: Redis' own clock expires the key),
+ * it is ARGV[1]'s already, or its owner is ARGV[5]; the expiry is Redis' TIME + ttl.
+ * KEYS: the lease key. ARGV: owner, host, pid, ttl ms, owner to replace ('' for none).
+ * Returns {1, owner, host, pid, expires ms} for the lease taken, or {0, ...} for the live holder.
+ */
+export const ACQUIRE_LEASE = lua(
+  'acquire-lease',
+  `local held = redis.call('HMGET', KEYS[1], 'owner', 'host', 'pid', 'exp')
+if held[1] and held[1] ~= ARGV[1] and held[1] ~= ARGV[5] then
+  return {0, held[1], held[2], held[3], held[4]}
+end
+local t = redis.call('TIME')
+local exp = tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[4]))
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'host', ARGV[2], 'pid', ARGV[3], 'exp', exp)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return {1, ARGV[1], ARGV[2], ARGV[3], exp}`,
+);
+
+/**
+ * renewLease: extends ARGV[1]'s live lease by ARGV[2] ms from Redis' TIME. KEYS: the lease key.
+ * Returns 1, or 0 (nothing changed) when ARGV[1] does not hold it.
+ */
+export const RENEW_LEASE = lua(
+  'renew-lease',
+  `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+local t = redis.call('TIME')
+local exp = tostring(tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2]))
+redis.call('HSET', KEYS[1], 'exp', exp)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`,
+);
+
+/** releaseLease: deletes the lease when ARGV[1] holds it. KEYS: the lease key. */
+export const RELEASE_LEASE = lua(
+  'release-lease',
+  `if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`,
+);
+
+/** getLease: the live lease's owner, host, pid and expiry (an expired key is gone). KEYS: the lease key. */
+export const READ_LEASE = lua(
+  'read-lease',
+  `return redis.call('HMGET', KEYS[1], 'owner', 'host', 'pid', 'exp')`,
 );
 
 /**
@@ -90,38 +159,44 @@ return out`,
 /**
  * listThreads: thread ids from one index in byte order after `min`, with their summaries; never touches state.
  * KEYS: an index. ARGV: min ('-' or '(' .. after), limit (-1: all), the head key prefix.
- * Returns a flat array of (thread, step, status, ts) groups.
+ * Returns a flat array of (thread, step, status, ts, meta) groups.
  */
 export const THREADS = lua(
   'threads',
   `local ids = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], '+', 'LIMIT', 0, ARGV[2])
 local out = {}
 for _, id in ipairs(ids) do
-  local h = redis.call('HMGET', ARGV[3] .. id, 'step', 'status', 'ts')
+  local h = redis.call('HMGET', ARGV[3] .. id, 'step', 'status', 'ts', 'm')
   out[#out + 1] = id
-  for i = 1, 3 do out[#out + 1] = h[i] end
+  for i = 1, 4 do out[#out + 1] = h[i] end
 end
 return out`,
 );
 
 /**
- * deleteThread: drops the thread's keys, its states and its index entries.
- * KEYS: checkpoints, steps, head, incoming, the four indexes. ARGV: thread, state key prefix.
+ * deleteThread: drops the thread's keys, its states, its writes, its lease and its index entries.
+ * KEYS: checkpoints, steps, head, incoming, the five indexes, write steps, lease.
+ * ARGV: thread, state key prefix, writes key prefix.
  * Returns how many checkpoints there were.
  */
 export const DELETE = lua(
   'delete',
   `local steps = redis.call('ZRANGE', KEYS[2], 0, -1)
 for _, step in ipairs(steps) do redis.call('DEL', ARGV[2] .. step .. '|' .. ARGV[1]) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-for i = 5, 8 do redis.call('ZREM', KEYS[i], ARGV[1]) end
+for _, step in ipairs(redis.call('ZRANGE', KEYS[10], 0, -1)) do
+  redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[1])
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[10], KEYS[11])
+for i = 5, 9 do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return #steps`,
 );
 
 /**
- * prune: removes steps below `beforeStep` and/or older than `olderThan` (both: AND), never the latest.
- * KEYS: checkpoints, steps. ARGV: beforeStep ('' = none), olderThan epoch ms ('' = none), state key prefix,
- * thread. Returns how many it removed. The summary needs no change: the latest checkpoint stays.
+ * prune: removes steps below `beforeStep` and/or older than `olderThan` (both: AND), never the latest, and
+ * the writes of each step it removes.
+ * KEYS: checkpoints, steps, write steps. ARGV: beforeStep ('' = none), olderThan epoch ms ('' = none), state
+ * key prefix, thread, writes key prefix. Returns how many it removed. The summary needs no change: the latest
+ * checkpoint stays.
  */
 export const PRUNE = lua(
   'prune',
@@ -139,8 +214,9 @@ for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
   end
   if remove then
     redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':s', step .. ':p')
-    redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[4])
+    redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[4], ARGV[5] .. step .. '|' .. ARGV[4])
     redis.call('ZREM', KEYS[2], step)
+    redis.call('ZREM', KEYS[3], step)
     removed = removed + 1
   end
 end
@@ -148,13 +224,18 @@ return removed`,
 );
 
 /**
- * setup: records the layout version under a fresh prefix and returns the stored one. With ARGV[2] = '0'
- * (`create: false`) it only reads, and returns false when the prefix holds no store.
- * KEYS: the format key. ARGV: this version, '1' to create or '0' not to.
+ * setup: records the layout version under a fresh prefix and returns the stored one. A prefix of layout
+ * ARGV[3] (the previous one, which this one only extends) is moved to ARGV[1]. With ARGV[2] = '0'
+ * (`create: false`) it does not create, and returns false when the prefix holds no store.
+ * KEYS: the format key. ARGV: this version, '1' to create or '0' not to, the previous version.
  */
 export const INIT = lua(
   'init',
   `local found = redis.call('GET', KEYS[1])
+if found == ARGV[3] then
+  redis.call('SET', KEYS[1], ARGV[1])
+  return ARGV[1]
+end
 if found then return found end
 if ARGV[2] == '0' then return false end
 redis.call('SET', KEYS[1], ARGV[1])
@@ -162,4 +243,17 @@ return ARGV[1]`,
 );
 
 /** Every script, loaded by `setup()`. */
-export const SCRIPTS: readonly LuaScript[] = [PUT, READ, THREADS, DELETE, PRUNE, INIT];
+export const SCRIPTS: readonly LuaScript[] = [
+  PUT,
+  READ,
+  THREADS,
+  DELETE,
+  PRUNE,
+  INIT,
+  WRITES,
+  READ_WRITES,
+  ACQUIRE_LEASE,
+  RENEW_LEASE,
+  RELEASE_LEASE,
+  READ_LEASE,
+];

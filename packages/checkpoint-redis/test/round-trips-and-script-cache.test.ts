@@ -64,6 +64,31 @@ describe('round trips (counted with MONITOR)', () => {
     ['listThreads with a status', () => cp.listThreads({ status: 'running', limit: 10 })],
     ['prune', () => cp.prune('t', { beforeStep: 1 })],
     ['deleteThread', () => cp.deleteThread('t')],
+    [
+      'a put of a small state with writes',
+      () =>
+        cp.put(new Checkpoint({ thread: 'w', step: 0, state: { n: 1 } }), {
+          writes: [
+            { node: 'a', key: 'k', value: 1 },
+            { node: 'b', key: 'k', value: big },
+          ],
+        }),
+    ],
+    [
+      'putWrites of a batch',
+      () =>
+        cp.putWrites(
+          'w',
+          1,
+          [1, 2, 3].map((n) => ({ node: `n${n}`, key: 'k', value: n })),
+        ),
+    ],
+    ['getWrites', () => cp.getWrites('w', 1)],
+    ['acquireLease', () => cp.acquireLease('w', { owner: 'o', ttlMs: 60_000 })],
+    ['acquireLease held by another', () => cp.acquireLease('w', { owner: 'other', ttlMs: 60_000 })],
+    ['renewLease', () => cp.renewLease('w', { owner: 'o', ttlMs: 60_000 })],
+    ['getLease', () => cp.getLease('w')],
+    ['releaseLease', () => cp.releaseLease('w', 'o')],
   ])('%s is one EVALSHA', async (_, op) => {
     const { sent } = await during(op);
     expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
@@ -81,6 +106,13 @@ describe('round trips (counted with MONITOR)', () => {
     ]);
     expect(lua.some((s) => s.args[1] === `${prefix}:idx|done`)).toBe(true);
     expect(lua.some((s) => s.args[1] === `${prefix}:head|u`)).toBe(true);
+  });
+
+  it('a put of a large state with writes is still one MULTI: SET of the state, then EVALSHA', async () => {
+    const writes = [{ node: 'a', key: 'k', value: 1 }];
+    const { sent } = await during(() => cp.put(at('x', 0), { writes }));
+    expect(sent.map((s) => s.args[0])).toEqual(['multi', 'set', 'evalsha', 'exec']);
+    expect(await cp.getWrites('x', 0)).toEqual(writes);
   });
 
   it('listThreads reads only the index and the summaries, never a checkpoint', async () => {

@@ -10,14 +10,14 @@ describe('stored data', () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     await checkpointer({ prefix }).setup();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('2');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('3');
     const other = freshPrefix();
     await admin.set(`${other}:meta|format`, '1');
     const cp = new RedisCheckpointer(redisUrl, { prefix: other });
     try {
       await expect(cp.put(at('t', 0))).rejects.toMatchObject({
         code: 'STORAGE',
-        message: expect.stringMatching(/layout version 1\b.*reads version 2/),
+        message: expect.stringMatching(/layout version 1\b.*reads version 3/),
       });
       expect(await admin.exists(`${other}:cp|t`)).toBe(0);
     } finally {
@@ -95,11 +95,47 @@ describe('stored data', () => {
   it('reports a damaged thread summary as CorruptCheckpointError naming its key', async () => {
     const cp = checkpointer();
     await cp.put(at('t', 0));
-    await plainClient().hset(`${cp.prefix}:head|t`, 'status', 'weird');
+    await plainClient().hset(`${cp.prefix}:head|t`, 'm', 'not json');
     await expect(cp.listThreads()).rejects.toMatchObject({
       code: 'CORRUPT_CHECKPOINT',
       location: `key "${cp.prefix}:head|t"`,
     });
+    // A summary of layout 2 (no meta) is read by its status, which must then be one layout 2 knew.
+    await plainClient().hdel(`${cp.prefix}:head|t`, 'm');
+    await plainClient().hset(`${cp.prefix}:head|t`, 'status', 'weird');
+    await expect(cp.listThreads()).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
+  });
+
+  it('moves a prefix of layout 2 to 3 in setup() and reads its data as it is', async () => {
+    const prefix = freshPrefix();
+    const admin = plainClient();
+    const writer = checkpointer({ prefix });
+    await writer.put(new Checkpoint({ thread: 'run', step: 0, state: { n: 0 }, next: ['a'] }));
+    await writer.put(new Checkpoint({ thread: 'end', step: 0, state: { n: 1 }, next: [] }));
+    await writer.put(new Checkpoint({ thread: 'ask', step: 0, state: { n: 2 }, interrupted: true }));
+    // Rewind to what layout 2 stored: no summary meta, no error or meta in the record's meta JSON.
+    for (const thread of ['run', 'end', 'ask']) {
+      await admin.hdel(`${prefix}:head|${thread}`, 'm');
+      const meta = JSON.parse((await admin.hget(`${prefix}:cp|${thread}`, '0:m'))!) as Record<
+        string,
+        unknown
+      >;
+      delete meta.error;
+      delete meta.meta;
+      await admin.hset(`${prefix}:cp|${thread}`, '0:m', JSON.stringify(meta));
+    }
+    await admin.set(`${prefix}:meta|format`, '2');
+    const reader = checkpointer({ prefix });
+    const threads = await reader.listThreads();
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('3');
+    expect(threads.map((t) => [t.thread, t.done, t.interrupted, t.failed, t.error])).toEqual([
+      ['ask', false, true, false, null],
+      ['end', true, false, false, null],
+      ['run', false, false, false, null],
+    ]);
+    expect((await reader.listThreads({ status: 'running' })).map((t) => t.thread)).toEqual(['run']);
+    const cp = await reader.get('run');
+    expect([cp?.error, cp?.meta, cp?.state]).toEqual([null, {}, { n: 0 }]);
   });
 
   it('keeps a thread summary and one index entry per status in step with puts, prune and delete', async () => {
