@@ -1,6 +1,6 @@
 import { Checkpoint, type RunError, statusOf, THREAD_STATUSES, threadInfoOf } from '@flow/core';
 import { describe, expect, it } from 'vitest';
-import { checkpointer } from './support.js';
+import { checkpointer } from './support/stores.js';
 
 const cp = checkpointer();
 
