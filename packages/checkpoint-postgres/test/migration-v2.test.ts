@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { MIGRATIONS } from '../src/migrations.js';
 import { quoteIdent } from '../src/quote.js';
-import { freshSchemas, newPool, url } from './harness.js';
+import { freshSchemas, newPool, url } from './support/stores.js';
 
 const freshSchema = freshSchemas();
 

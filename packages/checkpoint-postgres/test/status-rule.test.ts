@@ -1,6 +1,6 @@
 import { Checkpoint, type RunError, statusOf, THREAD_STATUSES, threadInfoOf } from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freshCheckpointer, freshSchemas } from './harness.js';
+import { freshCheckpointer, freshSchemas } from './support/stores.js';
 
 const freshSchema = freshSchemas();
 const cp = freshCheckpointer(freshSchema());
