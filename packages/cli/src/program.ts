@@ -10,6 +10,7 @@ import { showCommand } from './commands/show.js';
 import { threadsCommand } from './commands/threads.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
+import { registerGraphCommands } from './graph-commands.js';
 import type { CliIo } from './io.js';
 import { parseInteger, parseKeyList, parseOlderThan, parseStep } from './parse-options.js';
 import { type OpenStoreOptions, withStore } from './store/open-store.js';
@@ -192,6 +193,8 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
       const spec = storeOf(cmd, io);
       await onStore(cmd, {}, (store) => setupCommand(ctx, store, spec.display));
     });
+
+  registerGraphCommands(program, ctx, io, threadArg);
 
   // Without a command, say so before the usage text (commander would print only the help). Set after the
   // subcommands are defined, which would otherwise inherit the permissive setting.

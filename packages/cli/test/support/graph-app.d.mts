@@ -1,0 +1,3 @@
+export const pipeline: {
+  invoke(input: unknown, options?: { thread?: string }): Promise<unknown>;
+};
