@@ -32,7 +32,7 @@ import {
   toThreadInfo,
   toWrite,
 } from './rows.js';
-import { bind, buildStatements, type Statements } from './statements.js';
+import { bind, buildStatements, type Statement, type Statements } from './statements.js';
 import { toPgTimestamp } from './timestamp.js';
 import { parseConnectionUrl } from './url.js';
 
@@ -60,6 +60,14 @@ export interface PostgresCheckpointerOptions extends BaseCheckpointerOptions {
    * @default true
    */
   create?: boolean;
+  /**
+   * Whether statements are named prepared statements, parsed once per server connection. Set `false` behind
+   * a pooler in transaction mode that does not track prepared statements (PgBouncer before 1.21, or without
+   * `max_prepared_statements`): it hands each transaction any server connection, where a statement prepared
+   * on another one does not exist. Every statement is then sent unnamed and parsed on each call.
+   * @default true
+   */
+  preparedStatements?: boolean;
 }
 
 /** Above every valid step: the "no bound" value of `list` and `prune`. */
@@ -85,6 +93,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   readonly #ownsPool: boolean;
   readonly #sql: Statements;
   readonly #create: boolean;
+  readonly #prepared: boolean;
 
   /**
    * @param urlOrPool A `postgres://` URL (the checkpointer creates a pool and `close()` ends it; `?schema=`
@@ -97,6 +106,10 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       throw new InvalidArgumentError('[flow:postgres] the create option must be a boolean');
     }
     this.#create = options.create ?? true;
+    if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
+      throw new InvalidArgumentError('[flow:postgres] the preparedStatements option must be a boolean');
+    }
+    this.#prepared = options.preparedStatements ?? true;
     const url = typeof urlOrPool === 'string' ? parseConnectionUrl(urlOrPool) : undefined;
     if (url?.schema !== undefined && options.schema !== undefined && url.schema !== options.schema) {
       throw new InvalidArgumentError(
@@ -124,6 +137,10 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       );
     }
     this.#sql = buildStatements(schema);
+  }
+
+  #bind(statement: Statement, values: unknown[]) {
+    return bind(statement, values, this.#prepared);
   }
 
   protected override locate(thread: string, step: number): string {
@@ -162,14 +179,14 @@ export class PostgresCheckpointer extends BaseCheckpointer {
 
   protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
     await this.#pool
-      .query(bind(this.#sql.putWrites, [thread, step, ...writeColumns(writes)]))
+      .query(this.#bind(this.#sql.putWrites, [thread, step, ...writeColumns(writes)]))
       .catch((error: unknown) => {
         throw jsonbRejected(error, { thread, step }) ?? error;
       });
   }
 
   protected override async readWrites(thread: string, step: number): Promise<WriteRecord[]> {
-    const { rows } = await this.#pool.query<WriteRecord>(bind(this.#sql.getWrites, [thread, step]));
+    const { rows } = await this.#pool.query<WriteRecord>(this.#bind(this.#sql.getWrites, [thread, step]));
     return rows.map(toWrite);
   }
 
@@ -179,27 +196,34 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     replace: string | undefined,
   ): Promise<LeaseResult> {
     const { rows } = await this.#pool.query<LeaseRow>(
-      bind(this.#sql.acquireLease, [thread, lease.owner, lease.host, lease.pid, lease.ttlMs, replace ?? '']),
+      this.#bind(this.#sql.acquireLease, [
+        thread,
+        lease.owner,
+        lease.host,
+        lease.pid,
+        lease.ttlMs,
+        replace ?? '',
+      ]),
     );
     if (rows[0] !== undefined) return { acquired: true, lease: toLease(thread, rows[0]) };
     // Held by someone else, live: one more query, on this path only, names the holder.
-    const held = await this.#pool.query<LeaseRow>(bind(this.#sql.leaseHolder, [thread]));
+    const held = await this.#pool.query<LeaseRow>(this.#bind(this.#sql.leaseHolder, [thread]));
     // Gone between the two queries (released, or the thread deleted): the lease is free, so try again.
     if (held.rows[0] === undefined) return this.writeLease(thread, lease, replace);
     return { acquired: false, holder: toLease(thread, held.rows[0]) };
   }
 
   protected override async extendLease(thread: string, owner: string, ttlMs: number): Promise<boolean> {
-    const { rows } = await this.#pool.query(bind(this.#sql.renewLease, [thread, owner, ttlMs]));
+    const { rows } = await this.#pool.query(this.#bind(this.#sql.renewLease, [thread, owner, ttlMs]));
     return rows.length === 1;
   }
 
   protected override async dropLease(thread: string, owner: string): Promise<void> {
-    await this.#pool.query(bind(this.#sql.releaseLease, [thread, owner]));
+    await this.#pool.query(this.#bind(this.#sql.releaseLease, [thread, owner]));
   }
 
   protected override async readLease(thread: string): Promise<Lease | undefined> {
-    const { rows } = await this.#pool.query<LeaseRow>(bind(this.#sql.getLease, [thread]));
+    const { rows } = await this.#pool.query<LeaseRow>(this.#bind(this.#sql.getLease, [thread]));
     return rows[0] && toLease(thread, rows[0]);
   }
 
@@ -230,14 +254,14 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     }
     if (writes !== undefined) values.push(...writeColumns(writes));
     const { rows } = await this.#pool
-      .query<{ revision: number }>(bind(statement, values))
+      .query<{ revision: number }>(this.#bind(statement, values))
       .catch((error: unknown) => {
         throw jsonbRejected(error, record) ?? error;
       });
     if (rows[0] !== undefined) return Number(rows[0].revision);
     // Only a conditional put writes nothing; one more query, on this path only, names what is stored.
     const stored = await this.#pool.query<{ revision: number }>(
-      bind(this.#sql.revisionOf, [record.thread, record.step]),
+      this.#bind(this.#sql.revisionOf, [record.thread, record.step]),
     );
     throw new CheckpointConflict({
       thread: record.thread,
@@ -253,21 +277,23 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     step: number | undefined,
   ): Promise<CheckpointRecord | undefined> {
     const query =
-      step === undefined ? bind(this.#sql.getLatest, [thread]) : bind(this.#sql.getStep, [thread, step]);
+      step === undefined
+        ? this.#bind(this.#sql.getLatest, [thread])
+        : this.#bind(this.#sql.getStep, [thread, step]);
     const { rows } = await this.#pool.query<CheckpointRow>(query);
     return rows[0] && toRecord(thread, rows[0]);
   }
 
   protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
     const { rows } = await this.#pool.query<CheckpointRow>(
-      bind(this.#sql.list, [thread, opts.beforeStep ?? NO_STEP_BOUND, opts.limit ?? null]),
+      this.#bind(this.#sql.list, [thread, opts.beforeStep ?? NO_STEP_BOUND, opts.limit ?? null]),
     );
     return rows.map((row) => toRecord(thread, row));
   }
 
   protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
     const { rows } = await this.#pool.query<ThreadRow>(
-      bind(this.#sql.listThreads[opts.status ?? 'all'], [afterBound(opts.after), opts.limit ?? null]),
+      this.#bind(this.#sql.listThreads[opts.status ?? 'all'], [afterBound(opts.after), opts.limit ?? null]),
     );
     return rows.map(toThreadInfo);
   }
@@ -279,8 +305,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       await client.query({ text: 'BEGIN' });
       // Wait for in-flight puts of this thread (they hold its lock), and keep new ones out until COMMIT;
       // the DELETE then runs on a fresh snapshot that sees every committed step.
-      await client.query(bind(this.#sql.lockThread, [thread]));
-      const { rows } = await client.query<{ removed: number }>(bind(this.#sql.deleteThread, [thread]));
+      await client.query(this.#bind(this.#sql.lockThread, [thread]));
+      const { rows } = await client.query<{ removed: number }>(this.#bind(this.#sql.deleteThread, [thread]));
       await client.query({ text: 'COMMIT' });
       return rows[0]?.removed ?? 0;
     } catch (error) {
@@ -295,7 +321,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
     const olderThan = bounds.olderThan === undefined ? 'infinity' : toPgTimestamp(bounds.olderThan);
     const { rows } = await this.#pool.query<{ removed: number }>(
-      bind(this.#sql.prune, [thread, bounds.beforeStep ?? NO_STEP_BOUND, olderThan]),
+      this.#bind(this.#sql.prune, [thread, bounds.beforeStep ?? NO_STEP_BOUND, olderThan]),
     );
     return rows[0]?.removed ?? 0;
   }

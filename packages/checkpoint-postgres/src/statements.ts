@@ -16,9 +16,13 @@ function statement(text: string): Statement {
   return { name: `flow_pg_${hash}`, text: text.replace(/\s+/g, ' ').trim() };
 }
 
-/** A query config running `statement` with `values`. */
-export function bind(statement: Statement, values: unknown[]): PgQueryConfig {
-  return { name: statement.name, text: statement.text, values };
+/**
+ * A query config running `statement` with `values`: named (prepared once per connection), or, with
+ * `prepared: false`, unnamed, parsed on every call — what a pooler that hands each transaction a different
+ * server connection (PgBouncer in transaction mode) needs, since a named statement lives on one connection.
+ */
+export function bind(statement: Statement, values: unknown[], prepared = true): PgQueryConfig {
+  return prepared ? { name: statement.name, text: statement.text, values } : { text: statement.text, values };
 }
 
 /** Columns of a checkpoint as read back: JSONB as text (parsed once, by the serializer), ts as epoch ms. */

@@ -7,6 +7,7 @@ export {
   stopContainers,
 } from './containers.js';
 export { ensureBuilt, isBuildStale } from './ensure-built.js';
+export { ensurePgBouncer, PGBOUNCER_PORT, type PgBouncer } from './pgbouncer.js';
 export { PROBE_TIMEOUT_MS, probePostgres, probeRedis } from './probe.js';
 export type {} from './provided-context.js';
 export {

@@ -10,5 +10,7 @@ declare module 'vitest' {
     flowTestPostgresUrl: string;
     /** URL of the Redis server of this run (set by `@flow/test-db/setup-redis`). */
     flowTestRedisUrl: string;
+    /** URL of a PgBouncer in transaction mode in front of that Postgres (`@flow/test-db/setup-pgbouncer`). */
+    flowTestPgBouncerUrl: string;
   }
 }
