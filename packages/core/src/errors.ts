@@ -12,7 +12,8 @@ export type FlowErrorCode =
   | 'STEP_LIMIT'
   | 'INVALID_GRAPH'
   | 'INVALID_UPDATE'
-  | 'NODE_FAILED';
+  | 'NODE_FAILED'
+  | 'STATE_VERSION';
 
 const FLOW_ERROR = Symbol.for('@flow/error');
 

@@ -16,6 +16,7 @@ import { enableAsyncContext } from './interrupt.js';
 import { pendingInterrupts, runStatus } from './pending.js';
 import { nextFrontier } from './routing.js';
 import { commit, type Engine, type RunStart, runLoop } from './run-loop.js';
+import { assertFrontierKnown, stateVersioningOf, versionedCheckpointer } from './state-version.js';
 import type {
   CompileOptions,
   EnqueueOptions,
@@ -63,16 +64,17 @@ export class CompiledGraph<S extends State = State> {
       throw new InvalidArgumentError('checkpointer must implement the Checkpointer protocol');
     }
     if (options.asyncContext === true) enableAsyncContext();
+    const versioning = stateVersioningOf(options);
     this.#engine = {
       spec,
-      checkpointer,
+      checkpointer: checkpointer && versionedCheckpointer(checkpointer, versioning),
       interruptBefore: new Set(options.interruptBefore ?? []),
       maxSteps,
       redactor,
     };
   }
 
-  /** The checkpointer given to `compile()`, if any. */
+  /** The checkpointer given to `compile()`, if any, as the graph reads it (states brought to `stateVersion`). */
   get checkpointer(): Checkpointer | undefined {
     return this.#engine.checkpointer;
   }
@@ -214,6 +216,7 @@ export class CompiledGraph<S extends State = State> {
     if (latest.done && options.patch === undefined) {
       return { result: { thread, status: 'done', state: latest.state, step: latest.step } };
     }
+    assertFrontierKnown(this.#engine.spec.nodes, latest);
     const state = applyPatch(latest.state, options.patch);
     const skipInterruptBefore = await this.#pastInterruptBefore(checkpointer, latest);
     const answers = target === undefined ? undefined : new Map([[target.node, [options.answer]]]);

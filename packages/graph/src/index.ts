@@ -16,6 +16,11 @@ export {
 } from './errors.js';
 export { interrupt } from './interrupt.js';
 export { StateGraph } from './state-graph.js';
+export {
+  type StateMigration,
+  StateVersionError,
+  type StateVersionOptions,
+} from './state-version.js';
 export type {
   CompileOptions,
   EnqueueOptions,

@@ -1,4 +1,5 @@
 import type { Checkpointer, Redactor } from '@flow/core';
+import type { StateVersionOptions } from './state-version.js';
 
 /** Any object-shaped state. */
 export type State = Record<string, any>;
@@ -71,7 +72,7 @@ export interface StateGraphOptions<S extends State> {
 }
 
 /** Options of `compile()`. */
-export interface CompileOptions {
+export interface CompileOptions extends StateVersionOptions {
   /** Persists every super-step; without it the graph runs in memory and cannot be resumed. */
   checkpointer?: Checkpointer;
   /** Suspend before any super-step whose frontier holds one of these nodes. @default [] */

@@ -1,0 +1,148 @@
+import { type Checkpoint, type Checkpointer, FlowError } from '@flow/core';
+import { GraphValidationError } from './errors.js';
+import type { State } from './types.js';
+
+const q = JSON.stringify;
+
+/** Turns a state written at version `v` into the shape of version `v + 1`. */
+export type StateMigration = (state: any) => State | Promise<State>;
+
+/** The state-version options of `compile()`. */
+export interface StateVersionOptions {
+  /**
+   * The version of the state's shape this graph reads and writes, recorded in every checkpoint's
+   * `meta.stateVersion`. Checkpoints without one count as version 1. @default 1
+   */
+  stateVersion?: number;
+  /**
+   * `migrate[v]` turns a state of version `v` into version `v + 1`; loading an older state runs each in turn up
+   * to `stateVersion` before any node (or `getState`/`history`) sees it. @default {}
+   */
+  migrate?: Readonly<Record<number, StateMigration>>;
+}
+
+/** A stored state is newer than this graph, or no migration leads from its version to the graph's. */
+export class StateVersionError extends FlowError {
+  readonly thread: string;
+  readonly step: number;
+  /** The version the checkpoint was written with. */
+  readonly found: number;
+  /** The graph's `stateVersion`. */
+  readonly expected: number;
+
+  constructor(args: { thread: string; step: number; found: number; expected: number; detail: string }) {
+    super(
+      'STATE_VERSION',
+      `[flow:graph] thread ${q(args.thread)} step ${args.step}: state version ${args.found}, graph version ${args.expected}: ${args.detail}`,
+    );
+    this.thread = args.thread;
+    this.step = args.step;
+    this.found = args.found;
+    this.expected = args.expected;
+  }
+}
+
+/** What the engine keeps of the options: the version and the migrations by version. */
+export interface StateVersioning {
+  readonly version: number;
+  readonly migrate: ReadonlyMap<number, StateMigration>;
+}
+
+const isVersion = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
+
+/** Checks `stateVersion` and `migrate` at compile time: a typo in a migration's key fails here, not on a load. */
+export function stateVersioningOf(options: StateVersionOptions): StateVersioning {
+  const version = options.stateVersion ?? 1;
+  if (!isVersion(version))
+    throw new GraphValidationError(`stateVersion must be an integer ≥ 1, got ${q(version)}`);
+  const migrate = new Map<number, StateMigration>();
+  for (const [key, fn] of Object.entries(options.migrate ?? {})) {
+    const from = Number(key);
+    if (!isVersion(from) || from >= version) {
+      throw new GraphValidationError(
+        `migrate[${key}] does not lead to stateVersion ${version}: keys are the versions 1…${version - 1} a migration starts from`,
+      );
+    }
+    if (typeof fn !== 'function') throw new GraphValidationError(`migrate[${key}] is not a function`);
+    migrate.set(from, fn);
+  }
+  return { version, migrate };
+}
+
+/** The version a checkpoint was written with (1 when it records none). */
+export function versionOf(cp: Checkpoint): number {
+  const v = cp.meta.stateVersion;
+  return v === undefined ? 1 : (v as number);
+}
+
+/** `cp` with its state brought to the graph's version; rejects a newer state or a missing migration. */
+export async function upgrade<C extends Checkpoint>(cp: C, versioning: StateVersioning): Promise<C> {
+  const found = versionOf(cp);
+  const { version: expected } = versioning;
+  if (found === expected) return cp;
+  const at = { thread: cp.thread, step: cp.step, found, expected };
+  if (!isVersion(found))
+    throw new StateVersionError({ ...at, detail: 'the recorded version is not an integer ≥ 1' });
+  if (found > expected) {
+    throw new StateVersionError({
+      ...at,
+      detail: 'the state is newer than this graph (deploy the newer graph)',
+    });
+  }
+  let state: unknown = cp.state;
+  for (let v = found; v < expected; v++) {
+    const step = versioning.migrate.get(v);
+    if (step === undefined)
+      throw new StateVersionError({ ...at, detail: `no migrate[${v}] to go on from ${v}` });
+    state = await step(state);
+  }
+  return cp.with({ state, meta: { ...cp.meta, stateVersion: expected, migratedFrom: found } }) as C;
+}
+
+/**
+ * The checkpointer as the engine sees it: every put records `meta.stateVersion`, and every get and list
+ * brings older states up to date (and refuses newer ones). Every other method is the store's own.
+ */
+export function versionedCheckpointer(store: Checkpointer, versioning: StateVersioning): Checkpointer {
+  const stamped = (cp: Checkpoint): Checkpoint => {
+    const { migratedFrom: _, ...meta } = cp.meta;
+    if (meta.stateVersion === versioning.version && !('migratedFrom' in cp.meta)) return cp;
+    return cp.with({ meta: { ...meta, stateVersion: versioning.version } });
+  };
+  const own: Partial<Checkpointer> = {
+    put: (cp, opts) => store.put(stamped(cp), opts),
+    get: async (thread, step) => {
+      const cp = await store.get(thread, step);
+      return cp && upgrade(cp, versioning);
+    },
+    list: async (thread, opts) =>
+      Promise.all((await store.list(thread, opts)).map((cp) => upgrade(cp, versioning))),
+  };
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, prop) {
+      if (Object.hasOwn(own, prop)) return own[prop as keyof Checkpointer];
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      let fn = bound.get(prop);
+      if (fn === undefined) {
+        fn = value.bind(target);
+        bound.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}
+
+/** A resume must not claim a run whose frontier names a node this graph no longer has. */
+export function assertFrontierKnown(
+  nodes: ReadonlyMap<string, unknown>,
+  cp: { thread: string; step: number; next: readonly string[] },
+): void {
+  const missing = cp.next.filter((n) => !nodes.has(n));
+  if (missing.length === 0) return;
+  throw new GraphValidationError(
+    `thread ${q(cp.thread)} step ${cp.step} goes on with ${missing.map((n) => q(n)).join(', ')}, ` +
+      `which this graph does not have (renamed or deleted?): nothing was written`,
+  );
+}
