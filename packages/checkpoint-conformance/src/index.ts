@@ -7,6 +7,7 @@ export { ChildPool, type RunInChildrenOptions, runInChildren } from './process/c
 export type { ChildOpener, ChildTask } from './process/child-spec.js';
 export { closeSuite, describeClose } from './suites/close.js';
 export { describeDurability, durabilitySuite } from './suites/durability.js';
+export { describeEncryptedStorage, type SerializerHarness } from './suites/encrypted-storage.js';
 export { describeErrors, errorsSuite } from './suites/errors.js';
 export { describeListThreads, listThreadsSuite, ORDER_IDS } from './suites/list-threads.js';
 export { describeListing, listingSuite } from './suites/listing.js';
