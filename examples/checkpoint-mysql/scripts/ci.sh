@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
-# The server (as in SPEC section 8): FLOW_TEST_MYSQL_URL when set — the tests then use it or fail saying
+# The server (found the way @flow/test-db finds its servers): FLOW_TEST_MYSQL_URL when set — the tests then use it or fail saying
 # so —, else the local port, starting this machine's MariaDB when it does not answer.
 if [ -z "${FLOW_TEST_MYSQL_URL:-}" ]; then
   ping_local() { mariadb-admin --host=127.0.0.1 --port=3306 --user=root ping >/dev/null 2>&1; }

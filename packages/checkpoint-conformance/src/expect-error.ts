@@ -1,7 +1,7 @@
 import { type FlowErrorCode, isFlowError } from '@flow/core';
 import { expect } from 'vitest';
 
-/** The class name each stable code belongs to (SPEC section 3, "Errors"). */
+/** The class name each stable code belongs to (docs/protocol.md, "Errors"). */
 const NAMES: Partial<Record<FlowErrorCode, string>> = {
   CHECKPOINT_CONFLICT: 'CheckpointConflict',
   INVALID_ARGUMENT: 'InvalidArgumentError',

@@ -17,7 +17,7 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   readonly processes: number;
 }
 
-/** The default width of the race tests (SPEC: "any number of concurrent conditional puts"). */
+/** The default width of the race tests (docs/protocol.md: "any number of concurrent conditional puts"). */
 export const DEFAULT_RACE_WIDTH = 20;
 /** The default number of child processes of a process race. */
 export const DEFAULT_PROCESSES = 8;

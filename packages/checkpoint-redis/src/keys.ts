@@ -23,8 +23,8 @@ import { assertKeyPrefix } from '@flow/core';
  *
  * Large states live in keys of their own, so a put never passes one through Lua: it `SET`s the state under
  * the `in` key and runs its script in the same `MULTI`, and the script `RENAME`s the key into place (or
- * deletes it on a conflict). Redis copies every script argument into a Lua string, which cost 0.8 ms per
- * 512 KB here against microseconds for `SET`. Small states go to the script as an argument and into the hash:
+ * deletes it on a conflict). Redis copies every script argument into a Lua string, far slower for a large
+ * state than a `SET` (measured in tooling/bench/README.md). Small states go to the script as an argument and into the hash:
  * the `MULTI` costs three more commands, which is more than copying a few kilobytes.
  */
 export interface KeyLayout {

@@ -15,7 +15,7 @@ export interface PutOptions {
 }
 
 /**
- * The storage protocol every backend implements (SPEC section 3). Every method runs `setup()` lazily first.
+ * The storage protocol every backend implements (docs/protocol.md). Every method runs `setup()` lazily first.
  * Most backends extend `BaseCheckpointer`, which validates arguments and encodes records once for all of them.
  */
 export interface Checkpointer {

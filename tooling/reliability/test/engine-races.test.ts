@@ -28,7 +28,7 @@ function expectContiguousOnce(history: readonly Checkpoint[], what: string): voi
   ).toEqual([]);
 }
 
-// Engine-level races (SPEC section 6) between processes, each with its own checkpointer on one storage.
+// Engine-level races (docs/engine.md) between processes, each with its own checkpointer on one storage.
 // The kit's process races check the same rules at the protocol level; these run @flow/graph itself.
 // One pool of processes for the file: each race opens the backend's storage in every child.
 const pool = new ChildPool(PROCESSES);

@@ -105,7 +105,7 @@ async function resolve(kind: Kind, options: ResolveOptions): Promise<ResolvedDat
 }
 
 /**
- * Finds a Postgres server for the tests (SPEC section 8): `FLOW_TEST_POSTGRES_URL` when set (failing fast if
+ * Finds a Postgres server for the tests (tooling/test-db/README.md): `FLOW_TEST_POSTGRES_URL` when set (failing fast if
  * it does not answer), else a server on 127.0.0.1:5432, else a testcontainers container when Docker is
  * reachable, else an Error saying how to provide one. Never skips, never hangs (each probe waits ~2 s).
  *

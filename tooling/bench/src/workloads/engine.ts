@@ -172,7 +172,7 @@ export async function engine(
         for (const o of open) await o.close();
       }
       if (engineName === '@flow' && (await promiseHooksEnabled())) {
-        // The SPEC: a graph whose nodes use only ctx.interrupt must not turn AsyncLocalStorage on.
+        // docs/engine.md: a graph whose nodes use only ctx.interrupt must not turn AsyncLocalStorage on.
         throw new Error('promise hooks are on after the @flow runs: something turned AsyncLocalStorage on');
       }
     });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-/** A valid thread id per SPEC section 2: 1–512 UTF-16 units, no U+0000, well-formed Unicode. */
+/** A valid thread id per docs/record.md: 1–512 UTF-16 units, no U+0000, well-formed Unicode. */
 export function isValidId(id: string): boolean {
   return id.length >= 1 && id.length <= 512 && !id.includes('\u0000') && id.isWellFormed();
 }
@@ -85,7 +85,7 @@ const key = fc.oneof(
 );
 
 /**
- * Leaves of a state: every kind SPEC section 2 says round-trips, including the tricky values (-0, NaN,
+ * Leaves of a state: every kind docs/record.md says round-trips, including the tricky values (-0, NaN,
  * ±Infinity, U+0000 in strings, big BigInts, far-off dates, empty and binary bytes) and objects that look
  * like the serializer's own tags.
  */
