@@ -82,6 +82,38 @@ export const processRacesSuite: ConformanceSuite = {
     );
 
     it(
+      `${n} processes race ifRevision: 0 on fresh storage they all set up at that moment, on a hostile thread id: one winner per step`,
+      async () => {
+        // No setup() and no seed: the first put of every child also races to create the storage.
+        const cp = await kit.create();
+        const thread = 'race/🏁 "x"';
+        const puts = range(ROUNDS).map((step) => ({ step, ifRevision: 0 }));
+        const reports = await run<PutOutcome[]>(cp, 'conditionalPuts', { thread, puts });
+        for (const { step } of puts) {
+          const outcomes = reports.map((r) => r[step]!);
+          expect(
+            outcomes.filter((o) => o.error !== undefined),
+            `step ${step}: failures other than conflicts`,
+          ).toEqual([]);
+          const winners = outcomes.flatMap((o, writer) => (o.won ? [writer] : []));
+          expect(winners, `processes that won step ${step}`).toHaveLength(1);
+          for (const o of outcomes.filter((x) => !x.won)) {
+            expect({ expected: o.expected, actual: o.actual }, `a loser of step ${step}`).toEqual({
+              expected: 0,
+              actual: 1,
+            });
+          }
+          expect(await cp.get(thread, step)).toMatchObject({
+            revision: 1,
+            state: { writer: winners[0], step },
+          });
+        }
+        expect(await cp.listThreads()).toMatchObject([{ thread, latestStep: ROUNDS - 1 }]);
+      },
+      timeout,
+    );
+
+    it(
       `${n} processes each put ${PUTS_PER_PROCESS} times, unconditionally, to one step: every revision from 1 to ${n * PUTS_PER_PROCESS} is handed out once`,
       async () => {
         // No setup() here first: the children also race to set the storage up.
