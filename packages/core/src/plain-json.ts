@@ -37,13 +37,15 @@ function convert(value: unknown, ancestors: Set<object>): PlainJson | undefined 
     for (const [key, item] of Object.entries(obj)) {
       const converted = convert(item, ancestors);
       if (converted === undefined) continue;
-      // `__proto__` stays an ordinary field instead of changing the prototype.
-      Object.defineProperty(out, key, {
-        value: converted,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      // `__proto__` stays an ordinary field instead of changing the prototype (the slow path, for it only).
+      if (key === '__proto__') {
+        Object.defineProperty(out, key, {
+          value: converted,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else out[key] = converted;
     }
     return out;
   } finally {

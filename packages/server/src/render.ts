@@ -1,8 +1,13 @@
 import { type Checkpoint, type PlainJson, type ThreadInfo, toPlainJson } from '@flow/core';
+import { interruptsOf } from './interrupts.js';
 
-/** A checkpoint as the API shows it: every field of `toJSON()`, state and payload as plain JSON. */
+/**
+ * A checkpoint as the API shows it: every field of `toJSON()`, state and payload as plain JSON, and for an
+ * interrupted one `interrupts`: what it waits on, with the ids to answer with.
+ */
 export function checkpointJson(cp: Checkpoint): PlainJson {
-  return toPlainJson(cp.toJSON());
+  const interrupts = interruptsOf(cp);
+  return toPlainJson(interrupts === undefined ? cp.toJSON() : { ...cp.toJSON(), interrupts });
 }
 
 /** A run's result (`{ thread, status, state, step, interrupt?, interrupts? }`) as plain JSON. */
@@ -10,7 +15,10 @@ export function resultJson(result: unknown): PlainJson {
   return toPlainJson(result);
 }
 
-/** A `ThreadInfo` as plain JSON (its error included, when the run failed). */
-export function threadInfoJson(info: ThreadInfo): PlainJson {
-  return toPlainJson(info);
+/**
+ * A `ThreadInfo` as JSON: it is plain JSON already (strings, numbers, booleans, and the error's node and
+ * message), so it goes out as the store gave it, without a copy — a page of runs costs what listing it costs.
+ */
+export function threadInfoJson(info: ThreadInfo): ThreadInfo {
+  return info;
 }

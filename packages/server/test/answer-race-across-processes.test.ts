@@ -70,7 +70,7 @@ describe('racing answers over three server processes on one Postgres store', () 
     for (const a of refused) expect(a.body.error.code).toBe('ALREADY_RESUMED');
     // The one that won is the answer the run kept.
     const latest = await app.getState('contested');
-    expect(latest?.done).toBe(true);
-    expect((latest?.state as { verdict: string }).verdict).toBe(ok[0]!.body.state.verdict);
+    expect(latest!.done).toBe(true);
+    expect((latest!.state as { verdict: string }).verdict).toBe(ok[0]!.body.state.verdict);
   });
 });
