@@ -231,6 +231,9 @@ export function describeApi(kind: StoreKind): void {
       expect(
         running.body.runs.every((r: { interrupted: boolean; done: boolean }) => !r.interrupted && !r.done),
       ).toBe(true);
+      const failed = await call('GET', `${runs()}?status=failed&limit=1000`);
+      expect(failed.status).toBe(200);
+      expect(failed.body.runs.every((r: { failed: boolean }) => r.failed)).toBe(true);
       const last = await call('GET', `${runs()}?limit=1000`);
       expect(last.body.next).toBeNull();
       expectError(await call('GET', `${runs()}?status=sleeping`), 400, 'INVALID_ARGUMENT');
