@@ -9,7 +9,11 @@ export default defineConfig({
   test: {
     // Builds dist/ when stale (the kit's process races run child processes on it); finds Redis
     // (FLOW_TEST_REDIS_URL, 127.0.0.1:6379, or a container) once, and sweeps this run's keys at the end.
-    globalSetup: ['@flow/test-db/setup-dist', '@flow/test-db/setup-redis'],
+    globalSetup: [
+      '@flow/test-db/setup-dist',
+      '@flow/test-db/setup-redis',
+      '@flow/test-db/setup-redis-cluster',
+    ],
     include: ['test/**/*.test.ts'],
     testTimeout: 15_000,
   },

@@ -5,8 +5,8 @@ import { Redis, type RedisOptions } from 'ioredis';
 export type RedisArg = string | number;
 
 /**
- * The part of an ioredis client the checkpointer calls. Any ioredis 5 `Redis` instance fits (a `Cluster`
- * does not: see the README); so does a wrapper that counts or logs commands.
+ * The part of an ioredis client the checkpointer calls. Any ioredis 5 `Redis` or `Cluster` instance fits; so
+ * does a wrapper that counts or logs commands.
  */
 export interface RedisClient {
   evalsha(sha: string, numKeys: number, ...args: RedisArg[]): Promise<unknown>;
@@ -123,20 +123,29 @@ export function explainFailure(client: object, error: unknown): unknown {
   return new Error(`cannot reach Redis: ${cause.message}`, { cause });
 }
 
-/** Checks that `value` looks like a single-node ioredis client. */
+/** The part of an ioredis `Cluster` the checkpointer calls beyond a client's: its primaries, to load scripts. */
+export interface RedisClusterClient extends RedisClient {
+  readonly isCluster: true;
+  nodes(role: 'master'): Pick<RedisClient, 'script'>[];
+}
+
+/** True for an ioredis `Cluster` (or anything shaped like one). */
+export function isCluster(client: RedisClient): client is RedisClusterClient {
+  return (client as { isCluster?: unknown }).isCluster === true;
+}
+
+/** Checks that `value` looks like an ioredis client: a `Redis`, or a `Cluster` with `nodes()`. */
 export function assertClient(value: unknown): asserts value is RedisClient {
-  const c = value as Partial<RedisClient> & { isCluster?: unknown };
+  const c = value as Partial<RedisClusterClient>;
   if (
     typeof value !== 'object' ||
     value === null ||
     typeof c.evalsha !== 'function' ||
-    typeof c.multi !== 'function'
+    typeof c.multi !== 'function' ||
+    (c.isCluster === true && typeof c.nodes !== 'function')
   ) {
-    throw new InvalidArgumentError('RedisCheckpointer needs a redis:// URL or an ioredis client');
-  }
-  if (c.isCluster === true) {
     throw new InvalidArgumentError(
-      'RedisCheckpointer v1 supports a single primary (or Sentinel), not Redis Cluster; see the README',
+      'RedisCheckpointer needs a redis:// URL or an ioredis client (Redis or Cluster)',
     );
   }
 }

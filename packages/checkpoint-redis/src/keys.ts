@@ -16,6 +16,9 @@ import { assertKeyPrefix } from '@flow/core';
  * | `<prefix>:idx\|all` and `:idx\|running`, `:idx\|interrupted`, `:idx\|done`, `:idx\|failed` | sorted sets | thread ids, all scores 0 |
  * | `<prefix>:meta\|format` | string | the layout version |
  *
+ * On a Redis Cluster (an ioredis `Cluster` client) every key but `meta|format` also has the hash tag
+ * `{<prefix>#<bucket>}` right after `<kind>|` (see `keyLayout`), and the indexes are per bucket.
+ *
  * Why this cannot collide: a prefix may hold `:` but never `|`, so the first `|` in a key ends
  * `<prefix>:<kind>`, and kinds hold neither `:` nor `|`. The thread id follows as-is (any Unicode, `|`, `:`,
  * `{`, `*`... included); it is never used in a pattern, only as a literal key or member. In a state key the
@@ -27,20 +30,33 @@ import { assertKeyPrefix } from '@flow/core';
  * state than a `SET` (measured in tooling/bench/README.md). Small states go to the script as an argument and into the hash:
  * the `MULTI` costs three more commands, which is more than copying a few kilobytes.
  */
+/** The five thread indexes: every thread, then one per status. */
+export interface IndexKeys {
+  all: string;
+  running: string;
+  interrupted: string;
+  done: string;
+  failed: string;
+}
+
 export interface KeyLayout {
   readonly prefix: string;
+  /** How many index buckets there are: 1 on a single node, `CLUSTER_BUCKETS` on a Redis Cluster. */
+  readonly buckets: number;
+  /** The bucket of a thread: its keys and its index entries share that bucket's hash slot. */
+  bucketOf(thread: string): number;
   /** Checkpoints of a thread (hash), all but their states. */
   checkpoints(thread: string): string;
   /** The state of one step (string). */
   state(thread: string, step: number): string;
   /** What `state(thread, step)` is with `<N>|<thread>` left off: Lua appends them. */
-  readonly statePrefix: string;
+  statePrefix(thread: string): string;
   /** Where a put stages its state (string), inside its MULTI. */
   incoming(thread: string): string;
   /** The writes of one step (hash). */
   writes(thread: string, step: number): string;
   /** What `writes(thread, step)` is with `<N>|<thread>` left off: Lua appends them. */
-  readonly writesPrefix: string;
+  writesPrefix(thread: string): string;
   /** The steps of a thread that have writes (sorted set). */
   writeSteps(thread: string): string;
   /** The thread's lease (hash, expiring with the lease). */
@@ -49,46 +65,79 @@ export interface KeyLayout {
   steps(thread: string): string;
   /** Summary of a thread's latest checkpoint (hash). */
   head(thread: string): string;
-  /** What `head(thread)` is with the thread id left off: Lua appends the id. */
-  readonly headPrefix: string;
-  /** Thread index keys, all scores 0: every thread, then one per status. */
-  readonly index: { all: string; running: string; interrupted: string; done: string; failed: string };
+  /** What `head(thread)` is with the thread id left off, for the threads of `bucket`: Lua appends the id. */
+  headPrefix(bucket: number): string;
+  /** The thread indexes of one bucket (sorted sets, all scores 0). */
+  index(bucket: number): IndexKeys;
   /** The layout version marker. */
   readonly format: string;
 }
 
-/** Builds the key layout for `prefix` after checking it against `/^[A-Za-z0-9_:.-]{1,64}$/`. */
-export function keyLayout(prefix: string): KeyLayout {
+/**
+ * How many buckets a Redis Cluster layout spreads threads over. Each bucket is one hash tag, so one slot: a
+ * thread's keys and its bucket's indexes sit together (every operation on a thread touches one slot), and
+ * `listThreads` merges the buckets' pages. Fixed, since it decides where every key lives.
+ */
+export const CLUSTER_BUCKETS = 16;
+
+/** FNV-1a over the UTF-16 units of `text`: cheap, stable across processes and releases. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/**
+ * Builds the key layout for `prefix` after checking it against `/^[A-Za-z0-9_:.-]{1,64}$/`. With
+ * `cluster: true` every key of a thread carries the hash tag `{<prefix>#<bucket>}` right after the kind:
+ * a prefix holds no `{` or `}`, so that tag is the first `{…}` of the key, and Redis Cluster hashes only it.
+ */
+export function keyLayout(prefix: string, { cluster = false }: { cluster?: boolean } = {}): KeyLayout {
   assertKeyPrefix(prefix);
+  const buckets = cluster ? CLUSTER_BUCKETS : 1;
+  const tag = (bucket: number) => (cluster ? `{${prefix}#${bucket}}` : '');
+  const bucketOf = cluster ? (thread: string) => fnv1a(thread) % CLUSTER_BUCKETS : () => 0;
   const key = (kind: string) => `${prefix}:${kind}|`;
-  const cp = key('cp');
-  const st = key('st');
-  const incoming = key('in');
-  const steps = key('steps');
+  const at = (kind: string) => {
+    const base = key(kind);
+    return (thread: string) => base + tag(bucketOf(thread));
+  };
+  const cp = at('cp');
+  const st = at('st');
+  const incoming = at('in');
+  const steps = at('steps');
   const head = key('head');
   const idx = key('idx');
-  const wr = key('wr');
-  const ws = key('ws');
-  const lease = key('lease');
+  const wr = at('wr');
+  const ws = at('ws');
+  const lease = at('lease');
   return {
     prefix,
-    checkpoints: (thread) => cp + thread,
-    state: (thread, step) => `${st}${step}|${thread}`,
+    buckets,
+    bucketOf,
+    checkpoints: (thread) => cp(thread) + thread,
+    state: (thread, step) => `${st(thread)}${step}|${thread}`,
     statePrefix: st,
-    incoming: (thread) => incoming + thread,
-    writes: (thread, step) => `${wr}${step}|${thread}`,
+    incoming: (thread) => incoming(thread) + thread,
+    writes: (thread, step) => `${wr(thread)}${step}|${thread}`,
     writesPrefix: wr,
-    writeSteps: (thread) => ws + thread,
-    lease: (thread) => lease + thread,
-    steps: (thread) => steps + thread,
-    head: (thread) => head + thread,
-    headPrefix: head,
-    index: {
-      all: `${idx}all`,
-      running: `${idx}running`,
-      interrupted: `${idx}interrupted`,
-      done: `${idx}done`,
-      failed: `${idx}failed`,
+    writeSteps: (thread) => ws(thread) + thread,
+    lease: (thread) => lease(thread) + thread,
+    steps: (thread) => steps(thread) + thread,
+    head: (thread) => head + tag(bucketOf(thread)) + thread,
+    headPrefix: (bucket) => head + tag(bucket),
+    index: (bucket) => {
+      const base = idx + tag(bucket);
+      return {
+        all: `${base}all`,
+        running: `${base}running`,
+        interrupted: `${base}interrupted`,
+        done: `${base}done`,
+        failed: `${base}failed`,
+      };
     },
     format: `${key('meta')}format`,
   };
@@ -99,9 +148,9 @@ export function threadKeys(keys: KeyLayout, thread: string): [string, string, st
   return [keys.checkpoints(thread), keys.steps(thread), keys.head(thread), keys.incoming(thread)];
 }
 
-/** The index keys, in the order the Lua scripts take them. */
-export function indexKeys(keys: KeyLayout): [string, string, string, string, string] {
-  const { all, running, interrupted, done, failed } = keys.index;
+/** The index keys of a thread's bucket, in the order the Lua scripts take them. */
+export function indexKeys(keys: KeyLayout, thread: string): [string, string, string, string, string] {
+  const { all, running, interrupted, done, failed } = keys.index(keys.bucketOf(thread));
   return [all, running, interrupted, done, failed];
 }
 

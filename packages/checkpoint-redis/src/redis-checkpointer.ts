@@ -4,6 +4,7 @@ import {
   CheckpointConflict,
   type CheckpointRecord,
   CorruptCheckpointError,
+  compareThreadIds,
   compareWrites,
   InvalidArgumentError,
   isFlowError,
@@ -23,6 +24,7 @@ import {
   assertClient,
   createClient,
   explainFailure,
+  isCluster,
   parseStoreUrl,
   type RedisArg,
   type RedisClient,
@@ -111,6 +113,8 @@ export class RedisCheckpointer extends BaseCheckpointer {
   /** The database the URL names (0 when none, or when the client is the caller's). */
   readonly #db: number;
   readonly #create: boolean;
+  /** The layout version this instance writes: single-node and cluster layouts differ. */
+  readonly #format: string;
 
   /**
    * @param urlOrClient a `redis://` or `rediss://` URL (the checkpointer creates a client and `close()`
@@ -140,10 +144,14 @@ export class RedisCheckpointer extends BaseCheckpointer {
     } else {
       assertClient(urlOrClient);
       this.#db = 0;
-      this.#keys = keyLayout(options.prefix === undefined ? 'flow' : options.prefix);
+      this.#keys = keyLayout(options.prefix === undefined ? 'flow' : options.prefix, {
+        cluster: isCluster(urlOrClient),
+      });
       this.client = urlOrClient;
     }
     this.prefix = this.#keys.prefix;
+    this.#format =
+      this.#keys.buckets === 1 ? FORMAT_VERSION : `${FORMAT_VERSION}-cluster-${this.#keys.buckets}`;
   }
 
   protected override locate(thread: string, step: number): string {
@@ -160,7 +168,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
       await this.selectDatabase();
       const format = this.#keys.format;
       // Reads only: with '0' and a version no stored one can equal, the script neither creates nor upgrades.
-      return (await this.call(INIT, [format], [FORMAT_VERSION, '0', 'none'])) !== null;
+      return (await this.call(INIT, [format], [this.#format, '0', 'none'])) !== null;
     } catch (error) {
       if (isFlowError(error)) throw error;
       throw new StorageError(`[flow:redis] exists failed: ${(error as Error).message}`, { cause: error });
@@ -170,23 +178,35 @@ export class RedisCheckpointer extends BaseCheckpointer {
   protected async initialize(): Promise<void> {
     const client = this.client;
     await this.selectDatabase();
-    await Promise.all(SCRIPTS.map((script) => client.script('LOAD', script.body))).catch((error: unknown) => {
+    const init = () =>
+      this.call(
+        INIT,
+        [this.#keys.format],
+        // A cluster layout has no predecessor to move from.
+        [this.#format, this.#create ? '1' : '0', this.#keys.buckets === 1 ? PREVIOUS_FORMAT_VERSION : 'none'],
+      );
+    // A cluster knows its primaries once connected, and every one needs the scripts (a call runs on the one
+    // owning its keys' slot): INIT goes first there, and connects it.
+    const found = isCluster(client) ? await init() : undefined;
+    const targets: Pick<RedisClient, 'script'>[] = isCluster(client) ? client.nodes('master') : [client];
+    await Promise.all(
+      targets.flatMap((target) => SCRIPTS.map((script) => target.script('LOAD', script.body))),
+    ).catch((error: unknown) => {
       throw explainFailure(client, error);
     });
-    const found = await this.call(
-      INIT,
-      [this.#keys.format],
-      [FORMAT_VERSION, this.#create ? '1' : '0', PREVIOUS_FORMAT_VERSION],
-    );
+    await this.#checkFormat(found === undefined ? await init() : found);
+  }
+
+  async #checkFormat(found: unknown): Promise<void> {
     if (found === null) {
       throw new StorageError(
         `[flow:redis] no store under prefix ${JSON.stringify(this.prefix)} (opened with create: false)`,
       );
     }
-    if (String(found) !== FORMAT_VERSION) {
+    if (String(found) !== this.#format) {
       throw new StorageError(
         `[flow:redis] keys under prefix ${JSON.stringify(this.prefix)} use layout version ${String(found)}; ` +
-          `this version of @flow/checkpoint-redis reads version ${FORMAT_VERSION}`,
+          `this version of @flow/checkpoint-redis reads version ${this.#format}`,
       );
     }
   }
@@ -218,7 +238,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
     const step = record.step;
     const scriptKeys = [
       ...threadKeys(keys, thread),
-      ...indexKeys(keys),
+      ...indexKeys(keys, thread),
       keys.state(thread, step),
       keys.writes(thread, step),
       keys.writeSteps(thread),
@@ -316,22 +336,32 @@ export class RedisCheckpointer extends BaseCheckpointer {
 
   protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
     if (opts.limit === 0) return [];
-    const index = this.#keys.index[opts.status ?? 'all'];
+    const keys = this.#keys;
+    const status = opts.status ?? 'all';
     const min = opts.after === undefined ? '-' : `(${opts.after}`;
-    const reply = await this.call(THREADS, [index], [min, opts.limit ?? -1, this.#keys.headPrefix]);
-    return groups(reply, 5).map((row) => {
+    const limit = opts.limit ?? -1;
+    // One bucket on a single node; on a cluster, a page from every bucket, merged: each bucket's page holds
+    // its first `limit` ids after `after`, so the merged first `limit` are the store's.
+    const pages = await Promise.all(
+      Array.from({ length: keys.buckets }, (_, bucket) =>
+        this.call(THREADS, [keys.index(bucket)[status]], [min, limit, keys.headPrefix(bucket)]),
+      ),
+    );
+    const rows = pages.flatMap((reply) => groups(reply, 5));
+    if (keys.buckets > 1) rows.sort((a, b) => compareThreadIds(String(a[0]), String(b[0])));
+    return (limit === -1 ? rows : rows.slice(0, limit)).map((row) => {
       try {
         return decodeThread(row);
       } catch (error) {
-        throw this.corrupt(`key ${JSON.stringify(this.#keys.head(String(row[0])))}`, error);
+        throw this.corrupt(`key ${JSON.stringify(keys.head(String(row[0])))}`, error);
       }
     });
   }
 
   protected async removeThread(thread: string): Promise<number> {
     const k = this.#keys;
-    const keys = [...threadKeys(k, thread), ...indexKeys(k), k.writeSteps(thread), k.lease(thread)];
-    return Number(await this.call(DELETE, keys, [thread, k.statePrefix, k.writesPrefix]));
+    const keys = [...threadKeys(k, thread), ...indexKeys(k, thread), k.writeSteps(thread), k.lease(thread)];
+    return Number(await this.call(DELETE, keys, [thread, k.statePrefix(thread), k.writesPrefix(thread)]));
   }
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
@@ -340,9 +370,9 @@ export class RedisCheckpointer extends BaseCheckpointer {
     const args = [
       bounds.beforeStep ?? '',
       olderThan,
-      this.#keys.statePrefix,
+      this.#keys.statePrefix(thread),
       thread,
-      this.#keys.writesPrefix,
+      this.#keys.writesPrefix(thread),
     ];
     return Number(await this.call(PRUNE, [checkpoints, steps, this.#keys.writeSteps(thread)], args));
   }
@@ -371,7 +401,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
     const reply = await this.call(
       READ,
       [checkpoints, steps],
-      [max, min, limit, this.#keys.statePrefix, thread],
+      [max, min, limit, this.#keys.statePrefix(thread), thread],
     );
     return groups(reply, 5).map((row) => {
       try {

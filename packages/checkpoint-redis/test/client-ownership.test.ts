@@ -44,10 +44,11 @@ describe('client ownership', () => {
     expect(cp.connection.status).toBe('end');
   });
 
-  it('rejects a Cluster client, a non-client and a URL of another scheme with InvalidArgumentError', () => {
+  it('rejects a non-client and a URL of another scheme with InvalidArgumentError, and takes a Cluster', () => {
     const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
     try {
-      for (const bad of [cluster, {}, null, 42, 'http://127.0.0.1:6379', 'not a url']) {
+      expect(new RedisCheckpointer(cluster).prefix).toBe('flow');
+      for (const bad of [{}, null, 42, 'http://127.0.0.1:6379', 'not a url']) {
         let thrown: unknown;
         try {
           new RedisCheckpointer(bad as never);

@@ -12,5 +12,7 @@ declare module 'vitest' {
     flowTestRedisUrl: string;
     /** URL of a PgBouncer in transaction mode in front of that Postgres (`@flow/test-db/setup-pgbouncer`). */
     flowTestPgBouncerUrl: string;
+    /** The primaries of a Redis Cluster on loopback (`@flow/test-db/setup-redis-cluster`). */
+    flowTestRedisClusterNodes: { host: string; port: number }[];
   }
 }

@@ -1,0 +1,111 @@
+import { describeCheckpointer } from '@flow/checkpoint-conformance';
+import { Checkpoint, compareThreadIds } from '@flow/core';
+import { uniquePrefix } from '@flow/test-db';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { RedisCheckpointer } from '../src/index.js';
+// @ts-expect-error: a plain JS fixture without types (child processes import it as it is).
+import { ClusterCheckpointer } from './fixtures/cluster-checkpointer.mjs';
+
+/** The three primaries of the test Redis Cluster (started on 127.0.0.1:7001–7003 by @flow/test-db). */
+const nodes = inject('flowTestRedisClusterNodes');
+
+const open = (prefix: string): RedisCheckpointer => new ClusterCheckpointer(nodes, { prefix });
+
+/** Deletes a prefix's keys on every primary (SCAN sees one node's keys only). */
+async function deleteEverywhere(prefix: string): Promise<void> {
+  await Promise.all(
+    nodes.map(async ({ host, port }) => {
+      const node = new Redis({ host, port });
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+          cursor = next;
+          // One key at a time: a cluster node refuses a DEL whose keys sit in different slots.
+          for (const key of keys) await node.del(key);
+        } while (cursor !== '0');
+      } finally {
+        node.disconnect();
+      }
+    }),
+  );
+}
+
+describeCheckpointer<RedisCheckpointer>('redis cluster', {
+  create: async () => open(uniquePrefix()),
+  reopen: async (cp) => open(cp.prefix),
+  openInChild: (cp) => ({
+    module: new URL('./fixtures/cluster-checkpointer.mjs', import.meta.url),
+    export: 'ClusterCheckpointer',
+    args: [nodes, { prefix: cp.prefix }],
+  }),
+  cleanup: (cp) => deleteEverywhere(cp.prefix),
+  timeout: 30_000,
+});
+
+describe('on a Redis Cluster', () => {
+  const prefix = uniquePrefix();
+  const cp = open(prefix);
+  afterAll(async () => {
+    await cp.close();
+    await deleteEverywhere(prefix);
+  });
+  // Ids whose UTF-16 order differs from code-point order (U+FFFD vs U+1F600), and ids spread over buckets.
+  const ids = [
+    'a',
+    'b',
+    'z',
+    '\uFFFD',
+    '😀',
+    'x|y',
+    '{t}',
+    '}',
+    ...Array.from({ length: 30 }, (_, i) => `t${i}`),
+  ];
+
+  it('pages listThreads in code-point order across every bucket and primary', async () => {
+    for (const id of ids) await cp.put(new Checkpoint({ thread: id, step: 0, state: {}, next: ['n'] }));
+    const pages: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await cp.listThreads({ limit: 4, ...(after === undefined ? {} : { after }) });
+      if (page.length === 0) break;
+      pages.push(...page.map((t) => t.thread));
+      after = page.at(-1)!.thread;
+    }
+    expect(pages).toEqual([...ids].sort(compareThreadIds));
+    expect((await cp.listThreads({ status: 'running', after: 't1', limit: 2 })).map((t) => t.thread)).toEqual(
+      ['t10', 't11'],
+    );
+  });
+
+  it('keeps each thread on one primary, and spreads the threads over several', async () => {
+    const owners = new Map<string, Set<number>>();
+    await Promise.all(
+      nodes.map(async ({ host, port }) => {
+        const node = new Redis({ host, port });
+        try {
+          let cursor = '0';
+          do {
+            const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+            cursor = next;
+            for (const key of keys) {
+              if (key.endsWith(':meta|format')) continue;
+              const thread = key.slice(key.indexOf('}') + 1);
+              const bucket = key.slice(key.indexOf('{'), key.indexOf('}') + 1);
+              const owner = owners.get(bucket) ?? new Set<number>();
+              owner.add(port);
+              owners.set(bucket, owner);
+              expect(thread.length).toBeGreaterThan(0);
+            }
+          } while (cursor !== '0');
+        } finally {
+          node.disconnect();
+        }
+      }),
+    );
+    for (const ports of owners.values()) expect(ports.size).toBe(1);
+    expect(new Set([...owners.values()].flatMap((p) => [...p])).size).toBeGreaterThan(1);
+  });
+});
