@@ -12,6 +12,9 @@ export interface BlockFile {
   entry: string;
 }
 
+const ONE_LINE_LOGS =
+  "import { inspect as flowDocsInspect } from 'node:util'; flowDocsInspect.defaultOptions.breakLength = Infinity;";
+
 /** `docs/engine.md` line 42 → `docs-engine-L42`. */
 function baseName(block: CodeBlock): string {
   return `${block.file.replace(/\.md$/, '').replace(/[^A-Za-z0-9]+/g, '-')}-L${block.line}`;
@@ -44,7 +47,8 @@ export function writeBlocks(dir: string, blocks: readonly CodeBlock[]): BlockFil
       },
       fileName: source,
     });
-    writeFileSync(entry, js.outputText);
+    // One line per console.log call, so what a block prints can be held to the comments that promise it.
+    writeFileSync(entry, `${ONE_LINE_LOGS}\n${js.outputText}`);
     return { block, source, entry };
   });
 }

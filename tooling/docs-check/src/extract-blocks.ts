@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** One ```ts block of a markdown file. */
@@ -15,13 +15,16 @@ export interface CodeBlock {
   runner: 'node' | 'vitest';
 }
 
+/** The line that marks a README's ts block as a complete program for the check to run. */
+export const RUN_MARK = '<!-- docs-check: runs -->';
+
 const FENCE = /^(`{3,}|~{3,})\s*([\w-]*)/;
 
 /**
  * The ```ts blocks of `markdown`. Blocks of any other language (sh, console, text, json, sql) are not code
  * to run. A fence may be longer than three backticks; a block ends at a fence of the same kind and length.
  */
-export function extractTsBlocks(markdown: string, file: string): CodeBlock[] {
+export function extractTsBlocks(markdown: string, file: string, onlyMarked = false): CodeBlock[] {
   const lines = markdown.split('\n');
   const blocks: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -31,7 +34,8 @@ export function extractTsBlocks(markdown: string, file: string): CodeBlock[] {
     let end = i + 1;
     while (end < lines.length && lines[end]!.trim() !== fence) end++;
     if (end === lines.length) throw new Error(`${file}:${i + 1}: code block is never closed`);
-    if (open[2] === 'ts' || open[2] === 'typescript') {
+    const marked = lines[i - 1]?.trim() === RUN_MARK;
+    if ((open[2] === 'ts' || open[2] === 'typescript') && (marked || !onlyMarked)) {
       const code = lines.slice(i + 1, end).join('\n');
       const runner = /from ['"](vitest|@flow\/checkpoint-conformance)['"]/.test(code) ? 'vitest' : 'node';
       blocks.push({ file, line: i + 1, code, runner });
@@ -59,5 +63,19 @@ export function markdownFiles(root: string, dir: string): string[] {
 export function docsBlocks(root: string, dir: string): CodeBlock[] {
   return markdownFiles(root, dir).flatMap((file) =>
     extractTsBlocks(readFileSync(join(root, file), 'utf8'), file),
+  );
+}
+
+/**
+ * The ts blocks marked with `RUN_MARK` in the README of every package under `dirs` (`packages/*\/README.md`):
+ * a README mixes complete programs with fragments, so only the marked ones run.
+ */
+export function readmeBlocks(root: string, dirs: readonly string[]): CodeBlock[] {
+  return dirs.flatMap((dir) =>
+    readdirSync(join(root, dir), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(root, dir, entry.name, 'README.md')))
+      .map((entry) => `${dir}/${entry.name}/README.md`)
+      .sort()
+      .flatMap((file) => extractTsBlocks(readFileSync(join(root, file), 'utf8'), file, true)),
   );
 }

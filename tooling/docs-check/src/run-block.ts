@@ -8,7 +8,10 @@ import type { BlockFile } from './block-files.js';
 /** How a block's process ended. */
 export interface BlockRun {
   code: number | null;
+  /** stdout and stderr, interleaved. */
   output: string;
+  /** stdout alone. */
+  stdout: string;
 }
 
 const vitestBin = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
@@ -33,15 +36,17 @@ export function runBlock(file: BlockFile, env: Record<string, string>, timeoutMs
       timeout: timeoutMs,
     });
     let output = '';
+    let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk;
+      stdout += chunk;
     });
     child.stderr.on('data', (chunk: Buffer) => {
       output += chunk;
     });
     child.on('close', (code) => {
       rmSync(cwd, { recursive: true, force: true });
-      resolve({ code, output });
+      resolve({ code, output, stdout });
     });
   });
 }

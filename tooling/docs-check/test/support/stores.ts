@@ -4,7 +4,8 @@ import pg from 'pg';
 
 /** What a docs block may read from its environment, and how to remove what the blocks wrote. */
 export interface DocsStores {
-  env: { DATABASE_URL: string; REDIS_URL: string };
+  /** The environment of block `index`: one database for all, a Redis key prefix of its own. */
+  envFor(index: number): { DATABASE_URL: string; REDIS_URL: string };
   drop(): Promise<void>;
 }
 
@@ -28,7 +29,11 @@ export async function docsStores(postgresUrl: string, redisUrl: string): Promise
   const redis = new URL(redisUrl);
   redis.searchParams.set('prefix', prefix);
   return {
-    env: { DATABASE_URL: pgUrl.href, REDIS_URL: redis.href },
+    envFor(index) {
+      const own = new URL(redis);
+      own.searchParams.set('prefix', `${prefix}-${index}`); // still under `prefix`, so drop() deletes it
+      return { DATABASE_URL: pgUrl.href, REDIS_URL: own.href };
+    },
     async drop() {
       const client = new pg.Client({ connectionString: postgresUrl });
       await client.connect();
