@@ -13,6 +13,8 @@ import { UsageError } from './errors.js';
 import { registerGraphCommands } from './graph-commands.js';
 import type { CliIo } from './io.js';
 import { parseInteger, parseKeyList, parseOlderThan, parseStep } from './parse-options.js';
+import { registerRekey } from './rekey-program.js';
+import { storeSerializer } from './store/encryption.js';
 import { type OpenStoreOptions, withStore } from './store/open-store.js';
 import { parseStoreUrl, resolveStoreUrl, type StoreSpec } from './store/store-url.js';
 
@@ -60,7 +62,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
 
   /** Runs a command against the store of `--store`, closing it afterwards. */
   const onStore = (cmd: Command, options: OpenStoreOptions, fn: (store: Checkpointer) => Promise<void>) =>
-    withStore(storeOf(cmd, io), options, fn);
+    withStore(storeOf(cmd, io), { ...options, serializer: storeSerializer(io.env) }, fn);
   const json = () => new Option('--json', 'print one JSON document');
   const redact = () =>
     new Option('--redact <keys>', 'mask these keys (comma-separated) at any depth of the state and payload');
@@ -179,8 +181,10 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
       const from = parseStoreUrl(opts.from);
       const to = parseStoreUrl(opts.to);
       const thread = opts.thread === undefined ? undefined : threadArg(opts.thread);
-      await withStore(from, { mustExist: true }, (source) =>
-        withStore(to, {}, async (target) => {
+      // Both sides with the same keys: a copy keeps thread and step, so its values stay readable.
+      const serializer = storeSerializer(io.env);
+      await withStore(from, { mustExist: true, serializer }, (source) =>
+        withStore(to, { serializer }, async (target) => {
           await copyCommand(ctx, source, target, thread === undefined ? {} : { thread });
         }),
       );
@@ -195,6 +199,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
     });
 
   registerGraphCommands(program, ctx, io, threadArg);
+  registerRekey(program, { ctx, storeOf: (cmd) => storeOf(cmd, io), threadArg });
 
   // Without a command, say so before the usage text (commander would print only the help). Set after the
   // subcommands are defined, which would otherwise inherit the permissive setting.

@@ -2,6 +2,7 @@ import { type Checkpointer, createRedactor } from '@flow/core';
 import type { Context } from '../context.js';
 import { formatAge } from '../format/age.js';
 import { checkpointJson, JsonArrayWriter, statusOf } from '../format/records.js';
+import { stateVersionOf } from '../format/state-version.js';
 import { TableWriter } from '../format/table.js';
 import { checkpointPages } from '../paging.js';
 import { threadNotFound } from './show.js';
@@ -39,7 +40,7 @@ export async function historyCommand(
   const { color } = ctx;
   const now = ctx.io.now();
   const table = new TableWriter(
-    ['STEP', 'STATUS', 'NEXT', 'WRITTEN', 'AGE'].map((text) => ({ text, style: color.bold })),
+    ['STEP', 'STATUS', 'NEXT', 'VERSION', 'WRITTEN', 'AGE'].map((text) => ({ text, style: color.bold })),
     (line) => ctx.print(line),
   );
   for await (const page of all()) {
@@ -50,6 +51,7 @@ export async function historyCommand(
           { text: String(cp.step) },
           { text: status, style: statusStyle(color, status) },
           { text: cp.next.length === 0 ? '-' : cp.next.join(',') },
+          { text: String(stateVersionOf(cp)) },
           { text: cp.ts },
           { text: formatAge(cp.ts, now), style: color.dim },
         ];

@@ -5,6 +5,7 @@ import { formatAge } from '../format/age.js';
 import { prettyValue } from '../format/inspect.js';
 import { threadLabel } from '../format/label.js';
 import { checkpointJson, statusOf } from '../format/records.js';
+import { stateVersionOf } from '../format/state-version.js';
 import { statusStyle } from './threads.js';
 
 /** Options of `flow show`. */
@@ -58,6 +59,7 @@ export async function showCommand(
   field('next', cp.next.length === 0 ? color.dim('(none)') : cp.next.join(', '));
   field('written', `${cp.ts} ${color.dim(`(${formatAge(cp.ts, ctx.io.now())})`)}`);
   field('revision', String(cp.revision));
+  field('version', `${stateVersionOf(cp)} ${color.dim('(state version)')}`);
   if (cp.interrupted || cp.interruptPayload !== null) {
     ctx.print(color.bold('interrupt payload'));
     ctx.print(prettyValue(redact(cp.interruptPayload), color.enabled));

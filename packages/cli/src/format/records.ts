@@ -1,5 +1,6 @@
 import type { Checkpoint, ThreadInfo } from '@flow/core';
 import { type PlainJson, toPlainJson } from '@flow/core';
+import { stateVersionOf } from './state-version.js';
 
 /** A thread's or checkpoint's status, as `listThreads({ status })` names it. */
 export type RunStatus = 'running' | 'interrupted' | 'done';
@@ -40,6 +41,7 @@ export function checkpointJson(cp: Checkpoint, redact: (value: unknown) => unkno
     ts: cp.ts,
     revision: cp.revision,
     done: cp.done,
+    stateVersion: stateVersionOf(cp),
   };
 }
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Checkpointer } from '@flow/core';
+import type { Checkpointer, Serializer } from '@flow/core';
 import { CliError } from '../errors.js';
 import type { StoreKind, StoreSpec } from './store-url.js';
 
@@ -20,9 +20,11 @@ export interface OpenStoreOptions {
    * @default false
    */
   mustExist?: boolean;
+  /** The serializer the store's values go through (the encrypted one `FLOW_KEYS` asks for). @default the backend's */
+  serializer?: Serializer | undefined;
 }
 
-type BackendClass = new (target: string, options?: Record<string, string | boolean>) => Checkpointer;
+type BackendClass = new (target: string, options?: Record<string, unknown>) => Checkpointer;
 
 /** A server-backed checkpointer that can tell whether its store exists without creating it. */
 interface ExistenceCheck {
@@ -66,6 +68,10 @@ async function loadBackend(kind: StoreKind): Promise<BackendClass> {
   return ctor as BackendClass;
 }
 
+function serializerOption(options: OpenStoreOptions): { serializer?: Serializer } {
+  return options.serializer === undefined ? {} : { serializer: options.serializer };
+}
+
 /**
  * Opens the checkpointer for a parsed store URL, importing its backend package on demand.
  * The caller closes it (see `withStore`).
@@ -78,11 +84,14 @@ export async function openStore(spec: StoreSpec, options: OpenStoreOptions = {})
   if (spec.kind === 'sqlite' || spec.kind === 'file') {
     const inMemory = spec.kind === 'sqlite' && spec.target === ':memory:';
     if (options.mustExist && !inMemory && !existsSync(spec.target)) throw noStore(spec);
-    return new Backend(spec.target);
+    return new Backend(spec.target, serializerOption(options));
   }
   // create: false makes the backend itself refuse to create a schema or prefix, even one that appears between
   // the check below and the command's first call.
-  const backendOptions: Record<string, string | boolean> = options.mustExist ? { create: false } : {};
+  const backendOptions: Record<string, unknown> = {
+    ...serializerOption(options),
+    ...(options.mustExist ? { create: false } : {}),
+  };
   if (spec.kind === 'postgres' && spec.schema !== undefined) backendOptions.schema = spec.schema;
   if (spec.kind === 'redis' && spec.prefix !== undefined) backendOptions.prefix = spec.prefix;
   const store = new Backend(spec.target, backendOptions);

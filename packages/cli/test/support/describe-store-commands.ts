@@ -128,6 +128,7 @@ export function describeStoreCommands(kind: StoreKind): void {
         ts: minutesAgo(now, 3),
         revision: 1,
         done: false,
+        stateVersion: 1,
       });
     });
 
@@ -187,12 +188,14 @@ export function describeStoreCommands(kind: StoreKind): void {
       const { code, stdout } = await flow('history', 'order-42');
       expect(code).toBe(0);
       const lines = stdout.trimEnd().split('\n');
-      expect(lines[0]).toMatch(/^STEP\s+STATUS\s+NEXT\s+WRITTEN\s+AGE$/);
+      expect(lines[0]).toMatch(/^STEP\s+STATUS\s+NEXT\s+VERSION\s+WRITTEN\s+AGE$/);
       expect(lines.slice(1)).toEqual([
-        expect.stringMatching(new RegExp(`^3\\s+interrupted\\s+review\\s+${minutesAgo(now, 3)}\\s+3m ago$`)),
-        expect.stringMatching(/^2\s+running\s+work\s+\S+\s+8m ago$/),
-        expect.stringMatching(/^1\s+running\s+work\s+\S+\s+9m ago$/),
-        expect.stringMatching(/^0\s+running\s+work\s+\S+\s+10m ago$/),
+        expect.stringMatching(
+          new RegExp(`^3\\s+interrupted\\s+review\\s+1\\s+${minutesAgo(now, 3)}\\s+3m ago$`),
+        ),
+        expect.stringMatching(/^2\s+running\s+work\s+1\s+\S+\s+8m ago$/),
+        expect.stringMatching(/^1\s+running\s+work\s+1\s+\S+\s+9m ago$/),
+        expect.stringMatching(/^0\s+running\s+work\s+1\s+\S+\s+10m ago$/),
       ]);
     });
 
