@@ -14,7 +14,7 @@ describe.each(backends)('super-steps on $name', ({ create }) => {
     await checkpointer.close();
   });
 
-  it('runs the design's example as written: loop, interrupt, resume with the answer', async () => {
+  it('runs the documented example as written: loop, interrupt, resume with the answer', async () => {
     const app = new StateGraph<{ log: string[]; n: number }>({ reducers: { log: (a, b) => [...a, ...b] } })
       .addNode('work', async (s) => ({ n: s.n + 1, log: [`work ${s.n}`] }))
       .addNode('review', async (s, ctx) => ({ log: [String(ctx.interrupt({ question: 'ok?', n: s.n }))] }))
