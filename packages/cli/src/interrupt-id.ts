@@ -12,6 +12,9 @@ export async function interruptIdOf(cp: Checkpoint): Promise<string | undefined>
   } catch {
     return undefined;
   }
-  const id = graph.pendingInterrupts?.(cp)[0]?.id;
+  const pending = graph.pendingInterrupts;
+  // Only the one-argument form reads a checkpoint alone.
+  if (typeof pending !== 'function' || pending.length !== 1) return undefined;
+  const id = pending(cp)[0]?.id;
   return typeof id === 'string' ? id : undefined;
 }

@@ -11,7 +11,9 @@ export interface PendingInterruptJson {
 type PendingOf = (cp: Checkpoint) => PendingInterruptJson[];
 
 // The engine holds the rule that names interrupts; an engine without interrupt ids has no such function.
-const pendingOf = (engine as unknown as { pendingInterrupts?: PendingOf }).pendingInterrupts;
+// Used only in the one-argument form (an export that needs more, such as the store's writes, is not it).
+const exported = (engine as unknown as { pendingInterrupts?: PendingOf }).pendingInterrupts;
+const pendingOf = typeof exported === 'function' && exported.length === 1 ? exported : undefined;
 
 /**
  * The interrupts an interrupted checkpoint waits on (the ids a client sends back with its answer), or

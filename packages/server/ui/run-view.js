@@ -134,8 +134,9 @@ export async function renderRun(main, { params }) {
       timeline,
       checkpoints.map((cp) => stepItem(graph, cp, cp.step === to)),
     );
+    timeline.parentElement?.querySelector('button.older')?.remove();
     if (checkpoints.length === HISTORY_PAGE) {
-      const older = h('button', { type: 'button' }, 'Older steps');
+      const older = h('button', { type: 'button', class: 'older' }, 'Older steps');
       older.addEventListener('click', async () => {
         older.disabled = true;
         const last = timeline.querySelector('li:last-of-type a');

@@ -326,6 +326,29 @@ export function describeApi(kind: StoreKind): void {
       expect(answer.body.error.node).toBe('publish');
     });
 
+    it('POST runs with wait: false enqueues for a worker (202 { thread }), ', async () => {
+      const answer = await call('POST', runs(), {
+        input: { topic: 'queued', log: [] },
+        thread: 'queued-1',
+        wait: false,
+      });
+      expect(answer).toMatchObject({ status: 202, body: { thread: 'queued-1' } });
+      // Enqueued, not run: the thread exists and nothing ran past its input.
+      const queued = await call('GET', runs('queued-1'));
+      expect(queued.body).toMatchObject({ step: 0, done: false, interrupted: false });
+    });
+
+    it('POST fork makes a new thread from a step (201 with its latest checkpoint), ', async () => {
+      await start('fork-src');
+      expectError(await call('POST', runs('fork-src', 'fork'), { step: 'one' }), 400, 'INVALID_ARGUMENT');
+      expectError(await call('POST', runs('fork-src', 'fork'), { step: 1, to: 5 }), 400, 'INVALID_ARGUMENT');
+      const answer = await call('POST', runs('fork-src', 'fork'), { step: 1, to: 'fork-dst/🦉' });
+      expect(answer.status).toBe(201);
+      expect(answer.body).toMatchObject({ thread: 'fork-dst/🦉', state: { draft: 'A post about owls' } });
+      expect((await call('GET', runs('fork-dst/🦉'))).body.thread).toBe('fork-dst/🦉');
+      expectError(await call('POST', runs('no-such', 'fork'), { step: 0 }), 404, 'THREAD_NOT_FOUND');
+    });
+
     it('DELETE a run removes its history: { removed: n }', async () => {
       await start('doomed');
       const answer = await call('DELETE', runs('doomed'));
