@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 
 /** The workloads, in the order they run. */
-export const WORKLOADS = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'conc'] as const;
-/** One workload id: `w1`–`w6`, or `conc` for the concurrency run. */
+export const WORKLOADS = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'conc', 'enc'] as const;
+/** One workload id: `w1`–`w6`, `conc` for the concurrency run, or `enc` for the encrypted serializer's cost. */
 export type WorkloadId = (typeof WORKLOADS)[number];
 
 /** The storage backends the bench compares. */

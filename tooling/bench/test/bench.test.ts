@@ -52,6 +52,9 @@ describe('runBench', () => {
       'w4-large',
       'w5',
       'conc',
+      'enc-w1',
+      'enc-w3',
+      'enc-w5',
       'w6',
     ]);
     const w1 = result.sections.find((s) => s.id === 'w1')!;

@@ -53,6 +53,20 @@ export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
       met: v === undefined ? undefined : v >= 0.75 && v <= 1.25,
     });
   }
+  for (const [id, what] of [
+    ['enc-w1', 'put'],
+    ['enc-w3', 'get'],
+  ] as const) {
+    for (const backend of ['sqlite', 'postgres'] as const) {
+      const ratio = flowRow(sections, id, backend)?.values.ratio;
+      out.push({
+        target: `encrypted ${what} ≥ 0.8× plain ${what} (${id === 'enc-w1' ? 'W1' : 'W3'} enc)`,
+        backend,
+        measured: ratio === undefined ? 'not run' : `${ratio.toFixed(3)}× plain`,
+        met: ratio === undefined ? undefined : ratio >= 0.8,
+      });
+    }
+  }
   const engine: [BackendId, number][] = [
     ['memory', 50],
     ['sqlite', 150],

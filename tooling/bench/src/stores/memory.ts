@@ -1,5 +1,5 @@
 import { MemoryCheckpointer } from '@flow/checkpoint-memory';
-import type { Checkpointer } from '@flow/core';
+import type { Checkpointer, Serializer } from '@flow/core';
 import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph-checkpoint';
 import type { ChatState } from '../data.js';
 import { flowSubject } from './flow-subject.js';
@@ -49,8 +49,8 @@ function rawMemory(): SubjectFactory {
   };
 }
 
-async function openFlow(): Promise<OpenedStore<Checkpointer>> {
-  const store = new MemoryCheckpointer();
+async function openFlow(serializer?: Serializer): Promise<OpenedStore<Checkpointer>> {
+  const store = new MemoryCheckpointer(serializer === undefined ? {} : { serializer });
   return { store, counters: undefined, storedBytes: undefined, close: () => store.close() };
 }
 
@@ -64,10 +64,11 @@ export async function memorySuite(): Promise<BackendSuite<Checkpointer, BaseChec
     id: 'memory',
     subjects: [
       rawMemory(),
-      flowSubject('MemoryCheckpointer', openFlow),
+      flowSubject('MemoryCheckpointer', () => openFlow()),
       langgraphSubject('MemorySaver', openLangGraph),
     ],
-    flowStore: openFlow,
+    flowStore: () => openFlow(),
+    flowStoreWith: (serializer) => () => openFlow(serializer),
     langgraphStore: openLangGraph,
     notes: [],
   };

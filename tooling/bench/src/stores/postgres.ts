@@ -1,5 +1,5 @@
 import { PostgresCheckpointer } from '@flow/checkpoint-postgres';
-import type { Checkpointer } from '@flow/core';
+import type { Checkpointer, Serializer } from '@flow/core';
 import { dropSchema, uniqueSchema } from '@flow/test-db';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
@@ -12,11 +12,18 @@ import { rawPostgres } from './postgres-raw.js';
 import type { BackendSuite, OpenedStore } from './types.js';
 
 /** @flow's `PostgresCheckpointer` on a fresh schema, given a counted pool of the same size as the floor's. */
-async function openFlow(ctx: BenchContext, url: string): Promise<OpenedStore<Checkpointer>> {
+async function openFlow(
+  ctx: BenchContext,
+  url: string,
+  serializer?: Serializer,
+): Promise<OpenedStore<Checkpointer>> {
   const schema = uniqueSchema();
   const counters = newCounters();
   const pool = countedPool(url, ctx.options.sizes['pg-pool'], counters);
-  const store = new PostgresCheckpointer(pool, { schema });
+  const store = new PostgresCheckpointer(
+    pool,
+    serializer === undefined ? { schema } : { schema, serializer },
+  );
   const close = ctx.track(async () => {
     await store.close();
     await pool.end();
@@ -54,6 +61,7 @@ export async function postgresSuite(
       langgraphSubject('PostgresSaver', () => openLangGraph(ctx, url)),
     ],
     flowStore: () => openFlow(ctx, url),
+    flowStoreWith: (serializer) => () => openFlow(ctx, url, serializer),
     langgraphStore: () => openLangGraph(ctx, url),
     notes: [
       `postgres: every side gets its own pg.Pool of ${ctx.options.sizes['pg-pool']} connections and its own schema; ` +

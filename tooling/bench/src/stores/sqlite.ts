@@ -71,6 +71,7 @@ export async function sqliteSuite(
       langgraphSubject('SqliteSaver', () => openLangGraph(ctx)),
     ],
     flowStore: () => openFlow(ctx),
+    flowStoreWith: (serializer) => () => openFlow(ctx, { serializer }),
     // FULL pays an fsync per super-step; NORMAL shows what the engine costs without it.
     flowVariants: [
       { setting: "synchronous: 'normal'", open: () => openFlow(ctx, { synchronous: 'normal' }) },

@@ -1,3 +1,4 @@
+import type { Serializer } from '@flow/core';
 import type { ChatState } from '../data.js';
 import type { BackendId } from '../options.js';
 import type { Counters } from './counters.js';
@@ -54,6 +55,8 @@ export interface BackendSuite<FlowStore = unknown, LangGraphStore = unknown> {
   flowStore: StoreOpener<FlowStore>;
   /** Other settings of it worth timing in the engine workload, e.g. a relaxed fsync; labelled by `setting`. */
   flowVariants?: { setting: string; open: StoreOpener<FlowStore> }[];
+  /** @flow's checkpointer on this backend with another serializer (the encrypted one), where the bench times it. */
+  flowStoreWith?: (serializer: Serializer) => StoreOpener<FlowStore>;
   /** LangGraph's saver on this backend, when one runs here. */
   langgraphStore: StoreOpener<LangGraphStore> | undefined;
   /** Printed under the tables: why a side is missing, what settings were used. */
