@@ -1,9 +1,15 @@
 export { deleteKeys, dropSchema, dropSchemasStartingWith } from './cleanup.js';
 export {
   type ContainerKind,
+  containerImage,
   dockerReachable,
+  KIND_LABEL,
+  LOCAL_POSTGRES_IMAGE,
+  LOCAL_REDIS_IMAGE,
   POSTGRES_IMAGE,
   REDIS_IMAGE,
+  RUN_LABEL,
+  removeRunContainers,
   stopContainers,
 } from './containers.js';
 export { ensureBuilt, isBuildStale } from './ensure-built.js';

@@ -1,5 +1,7 @@
 import {
   dockerReachable,
+  LOCAL_POSTGRES_IMAGE,
+  LOCAL_REDIS_IMAGE,
   POSTGRES_IMAGE,
   REDIS_IMAGE,
   startPostgresContainer,
@@ -21,7 +23,10 @@ export interface ResolvedDatabase {
 export interface ResolveOptions {
   /** Where `FLOW_TEST_POSTGRES_URL` / `FLOW_TEST_REDIS_URL` is read. @default process.env */
   env?: Record<string, string | undefined>;
-  /** The local server tried second. @default postgres://postgres@127.0.0.1:5432/postgres or redis://127.0.0.1:6379 */
+  /**
+   * The local server tried second; `'off'` skips that step. @default `FLOW_TEST_LOCAL_POSTGRES_URL` /
+   * `FLOW_TEST_LOCAL_REDIS_URL` when set, else postgres://postgres@127.0.0.1:5432/postgres or redis://127.0.0.1:6379
+   */
   localUrl?: string;
   /** Whether to start a container when nothing answers. @default true */
   containers?: boolean;
@@ -37,9 +42,11 @@ export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
 interface Kind {
   name: string;
   envVar: string;
+  localEnvVar: string;
+  imageEnvVar: string;
   localUrl: string;
   localHint: string;
-  image: string;
+  images: string;
   probe(url: string, timeoutMs: number): Promise<void>;
   startContainer(): Promise<string>;
 }
@@ -47,9 +54,11 @@ interface Kind {
 const POSTGRES: Kind = {
   name: 'Postgres',
   envVar: 'FLOW_TEST_POSTGRES_URL',
+  localEnvVar: 'FLOW_TEST_LOCAL_POSTGRES_URL',
+  imageEnvVar: 'FLOW_TEST_POSTGRES_IMAGE',
   localUrl: LOCAL_POSTGRES_URL,
   localHint: 'start Postgres on 127.0.0.1:5432 (user postgres, database postgres, trust auth)',
-  image: POSTGRES_IMAGE,
+  images: `${LOCAL_POSTGRES_IMAGE} (built by tooling/test-images) or ${POSTGRES_IMAGE}`,
   probe: probePostgres,
   startContainer: startPostgresContainer,
 };
@@ -57,9 +66,11 @@ const POSTGRES: Kind = {
 const REDIS: Kind = {
   name: 'Redis',
   envVar: 'FLOW_TEST_REDIS_URL',
+  localEnvVar: 'FLOW_TEST_LOCAL_REDIS_URL',
+  imageEnvVar: 'FLOW_TEST_REDIS_IMAGE',
   localUrl: LOCAL_REDIS_URL,
   localHint: 'start Redis on 127.0.0.1:6379',
-  image: REDIS_IMAGE,
+  images: `${LOCAL_REDIS_IMAGE} (built by tooling/test-images) or ${REDIS_IMAGE}`,
   probe: probeRedis,
   startContainer: startRedisContainer,
 };
@@ -87,20 +98,25 @@ async function resolve(kind: Kind, options: ResolveOptions): Promise<ResolvedDat
     }
     return { url: fromEnv, source: 'env' };
   }
-  const localUrl = options.localUrl ?? kind.localUrl;
-  try {
-    await kind.probe(localUrl, timeoutMs);
-    return { url: localUrl, source: 'local' };
-  } catch {
-    // Nothing local: try a container next.
+  const localUrl = options.localUrl || env[kind.localEnvVar] || kind.localUrl;
+  if (localUrl !== 'off') {
+    try {
+      await kind.probe(localUrl, timeoutMs);
+      return { url: localUrl, source: 'local' };
+    } catch {
+      // Nothing local: try a container next.
+    }
   }
   if ((options.containers ?? true) && (await dockerReachable())) {
     return { url: await kind.startContainer(), source: 'container' };
   }
   throw new Error(
-    `No ${kind.name} server for the tests: nothing answers at ${redactUrl(localUrl)} and no Docker engine is ` +
-      `reachable. Set ${kind.envVar} (e.g. ${kind.envVar}=${kind.localUrl}), ${kind.localHint}, ` +
-      `or start Docker so testcontainers can run ${kind.image}.`,
+    `No ${kind.name} server for the tests: ` +
+      (localUrl === 'off'
+        ? `the local probe is off (${kind.localEnvVar}=off)`
+        : `nothing answers at ${redactUrl(localUrl)}`) +
+      ` and no Docker engine is reachable. Set ${kind.envVar} (e.g. ${kind.envVar}=${kind.localUrl}), ` +
+      `${kind.localHint}, or start Docker so testcontainers can run ${kind.imageEnvVar} or ${kind.images}.`,
   );
 }
 

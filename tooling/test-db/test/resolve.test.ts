@@ -14,6 +14,7 @@ interface Case {
   name: string;
   resolve: (options?: ResolveOptions) => Promise<ResolvedDatabase>;
   envVar: 'FLOW_TEST_POSTGRES_URL' | 'FLOW_TEST_REDIS_URL';
+  localVar: 'FLOW_TEST_LOCAL_POSTGRES_URL' | 'FLOW_TEST_LOCAL_REDIS_URL';
   injected: 'flowTestPostgresUrl' | 'flowTestRedisUrl';
   local: string;
   /** The server's name in messages. */
@@ -30,6 +31,7 @@ const cases: Case[] = [
     name: 'resolvePostgres',
     resolve: resolvePostgres,
     envVar: 'FLOW_TEST_POSTGRES_URL',
+    localVar: 'FLOW_TEST_LOCAL_POSTGRES_URL',
     injected: 'flowTestPostgresUrl',
     local: LOCAL_POSTGRES_URL,
     server: 'Postgres',
@@ -42,6 +44,7 @@ const cases: Case[] = [
     name: 'resolveRedis',
     resolve: resolveRedis,
     envVar: 'FLOW_TEST_REDIS_URL',
+    localVar: 'FLOW_TEST_LOCAL_REDIS_URL',
     injected: 'flowTestRedisUrl',
     local: LOCAL_REDIS_URL,
     server: 'Redis',
@@ -52,7 +55,7 @@ const cases: Case[] = [
   },
 ];
 
-for (const { name, resolve, envVar, injected, local, server, urlAt, example, redacted } of cases) {
+for (const { name, resolve, envVar, localVar, injected, local, server, urlAt, example, redacted } of cases) {
   describe(name, () => {
     it(`uses ${envVar} when that server answers`, async () => {
       const url = inject(injected);
@@ -98,6 +101,22 @@ for (const { name, resolve, envVar, injected, local, server, urlAt, example, red
 
     it('finds the server on the default local port when no variable is set', async () => {
       await expect(resolve({ env: {} })).resolves.toEqual({ url: local, source: 'local' });
+    });
+
+    it(`tries ${localVar} instead of the default local port when set`, async () => {
+      const url = inject(injected);
+      await expect(resolve({ env: { [localVar]: url } })).resolves.toEqual({ url, source: 'local' });
+      const port = await closedPort();
+      const error: Error = await resolve({ env: { [localVar]: urlAt(port) }, containers: false }).catch(
+        (e) => e,
+      );
+      expect(error.message).toContain(`nothing answers at ${urlAt(port)}`);
+    });
+
+    it(`skips the local server when ${localVar}=off, even though one answers`, async () => {
+      const error: Error = await resolve({ env: { [localVar]: 'off' }, containers: false }).catch((e) => e);
+      expect(error.message).toContain(`the local probe is off (${localVar}=off)`);
+      expect(error.message).toContain('start Docker');
     });
 
     it('says how to provide a server when none answers and containers are off', async () => {
