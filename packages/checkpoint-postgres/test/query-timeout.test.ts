@@ -35,6 +35,10 @@ describe('the queryTimeout option', () => {
 
   it('fails a put that waits longer than it with StorageError (a lock held elsewhere stands in for a silent server)', async () => {
     const schema = uniqueSchema();
+    // Migrate without the short timeout first: on a loaded machine the migration alone can take 300 ms.
+    const migrator = new PostgresCheckpointer(url, { schema });
+    await migrator.setup();
+    await migrator.close();
     const cp = new PostgresCheckpointer(url, { schema, queryTimeout: 300 });
     const admin = new pg.Client(url);
     await admin.connect();
