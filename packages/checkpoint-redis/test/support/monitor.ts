@@ -13,9 +13,13 @@ export interface Seen {
  * sent on the watched connection fence the window, so replies racing the monitor stream cannot blur it.
  */
 export async function watch(url: string, connection: Redis, prefix: string) {
-  const info = String(await connection.client('INFO'));
-  const addr = /(?:^| )addr=(\S+)/.exec(info)?.[1];
-  if (addr === undefined) throw new Error(`no addr in CLIENT INFO: ${info}`);
+  // CLIENT INFO is Redis 6.2+; CLIENT ID and CLIENT LIST work on every server the backend supports.
+  const id = String(await connection.client('ID'));
+  const line = String(await connection.client('LIST'))
+    .split('\n')
+    .find((l) => l.startsWith(`id=${id} `));
+  const addr = line && /(?:^| )addr=(\S+)/.exec(line)?.[1];
+  if (!addr) throw new Error(`no addr for client ${id} in CLIENT LIST`);
   const monitor = await new Redis(url).monitor();
   const seen: Seen[] = [];
   const waiters: Array<() => void> = [];
