@@ -46,11 +46,19 @@ recipe_of() { { printf '%s\n' "$1"; cat "$here"/*-entrypoint.sh "$here"/Dockerfi
 base_recipe() { printf '%s %s' "$1" "${INCLUDE[$1]}" | sha256sum | cut -c1-16; }
 label_of() { docker image inspect -f "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true; }
 
+# debootstrap's dpkg syncs every file it unpacks: on tmpfs that costs nothing, and a tree lives there only
+# until it is imported.
+if [ -z "${FLOW_TEST_IMAGES_ROOTFS:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  rootfs=/dev/shm/flow-test-images
+else
+  rootfs="${FLOW_TEST_IMAGES_ROOTFS:-$work/rootfs}"
+fi
+
 build_base() {
-  local suite=$1 dir="$work/rootfs/$1" out="$work/debootstrap-$1.log"
+  local suite=$1 dir="$rootfs/$1" out="$work/debootstrap-$1.log"
   log "base $suite: debootstrap ${INCLUDE[$suite]}"
   rm -rf "$dir"
-  mkdir -p "$work/rootfs"
+  mkdir -p "$rootfs" "$work"
   # shellcheck disable=SC2086 # an empty mirror must vanish
   if ! debootstrap --variant=minbase --include="${INCLUDE[$suite]}" "$suite" "$dir" $mirror >"$out" 2>&1; then
     tail -n 20 "$out" >&2

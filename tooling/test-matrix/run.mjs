@@ -3,7 +3,8 @@
 // container, run the backend's suite (`vitest run` in @flow/checkpoint-<kind>, as its test script does: it holds the
 // conformance kit and the backend's own tests) against it, stop the container, and print a table of
 // version x result. Exits non-zero when any test failed or was skipped, or a cell could not run.
-// Options: --only=postgres:13,valkey:8 (image tags), --jobs=N (cells at once, default 1).
+// Options: --only=postgres:13,valkey:8 (image tags), --jobs=N (cells at once, default 1), --retries=N (a
+// failed cell runs again in a fresh container up to N times, default 1; the table names what failed first).
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
@@ -110,22 +111,32 @@ function runSuite(kind, url, logFile, jsonFile) {
 /** Counts the JSON report's tests: the kit's (files named conformance*) apart from the backend's own. */
 function countTests(jsonFile) {
   const report = JSON.parse(readFileSync(jsonFile, 'utf8'));
-  const counts = { kit: { passed: 0, failed: 0, skipped: 0 }, own: { passed: 0, failed: 0, skipped: 0 } };
+  const counts = {
+    kit: { passed: 0, failed: 0, skipped: 0 },
+    own: { passed: 0, failed: 0, skipped: 0 },
+    failedNames: [],
+  };
   for (const file of report.testResults) {
     const group = basename(file.name).startsWith('conformance') ? counts.kit : counts.own;
     let failed = 0;
     for (const test of file.assertionResults) {
       if (test.status === 'passed') group.passed++;
-      else if (test.status === 'failed') failed++;
-      else group.skipped++;
+      else if (test.status === 'failed') {
+        failed++;
+        counts.failedNames.push(test.fullName);
+      } else group.skipped++;
     }
     // A file that failed to load, or whose hook threw, has no failed test of its own: count it as one.
-    group.failed += file.status === 'failed' && failed === 0 ? 1 : failed;
+    if (file.status === 'failed' && failed === 0) {
+      failed = 1;
+      counts.failedNames.push(`${basename(file.name)}: ${file.message || 'a hook failed'}`);
+    }
+    group.failed += failed;
   }
   return counts;
 }
 
-async function runCell(cell, run, logs) {
+async function runCell(cell, run, logs, attempt) {
   const kind = KINDS[cell.kind];
   const started = Date.now();
   const result = { cell, version: '-', counts: undefined, error: undefined, seconds: 0 };
@@ -147,7 +158,7 @@ async function runCell(cell, run, logs) {
     const url = kind.url(port);
     await waitFor(kind.probe, url, 60_000);
     result.version = await kind.version(url);
-    const stem = join(logs, cell.tag.replace(':', '-'));
+    const stem = join(logs, `${cell.tag.replace(':', '-')}${attempt > 1 ? `-try${attempt}` : ''}`);
     const code = await runSuite(kind, url, `${stem}.log`, `${stem}.json`);
     try {
       result.counts = countTests(`${stem}.json`);
@@ -178,6 +189,10 @@ function describe(group) {
   return parts.join(', ');
 }
 
+function whatFailed(r) {
+  return r.error ?? r.counts.failedNames.join(', ');
+}
+
 function printTable(results) {
   const rows = [['server', 'version', 'conformance kit', "backend's own tests", 'time', 'result']];
   for (const r of results) {
@@ -187,7 +202,10 @@ function printTable(results) {
       r.counts ? describe(r.counts.kit) : '-',
       r.counts ? describe(r.counts.own) : '-',
       `${r.seconds}s`,
-      passed(r) ? 'ok' : `FAIL${r.error ? `: ${r.error}` : ''}`,
+      (passed(r) ? 'ok' : `FAIL${r.error ? `: ${r.error}` : ''}`) +
+        (r.earlier.length
+          ? ` (on try ${r.earlier.length + 1}; before: ${r.earlier.map(whatFailed).join('; ')})`
+          : ''),
     ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
@@ -200,6 +218,7 @@ function printTable(results) {
 async function main() {
   const only = option('only')?.split(',');
   const jobs = Number(option('jobs') ?? 1);
+  const retries = Number(option('retries') ?? 1);
   const cells = only ? CELLS.filter((c) => only.includes(c.tag)) : CELLS;
   if (cells.length === 0)
     throw new Error(`--only matches no cell (known: ${CELLS.map((c) => c.tag).join(', ')})`);
@@ -225,7 +244,14 @@ async function main() {
   const queue = [...cells];
   const worker = async () => {
     for (let cell = queue.shift(); cell; cell = queue.shift()) {
-      const result = await runCell(cell, run, logs);
+      const earlier = [];
+      let result = await runCell(cell, run, logs, 1);
+      while (!passed(result) && earlier.length < retries) {
+        console.log(`${cell.tag}: failed (${whatFailed(result)}); running it again in a fresh container`);
+        earlier.push(result);
+        result = await runCell(cell, run, logs, earlier.length + 1);
+      }
+      result.earlier = earlier;
       results.push(result);
       const total = result.counts
         ? ['passed', 'failed', 'skipped'].map((k) => result.counts.kit[k] + result.counts.own[k])
@@ -233,9 +259,10 @@ async function main() {
       // The vitest summary line per cell, so a log reader that sums vitest runs counts these too.
       const failed = total[1] ? `${total[1]} failed | ` : '';
       const skipped = total[2] ? ` | ${total[2]} skipped` : '';
+      const name = cell.tag.replace(':', '-');
+      console.log(`${name}: ${result.seconds}s${result.error ? `, ${result.error}` : ''}`);
       console.log(
-        `${cell.tag.replace(':', '-')}: Tests  ${failed}${total[0]} passed${skipped} (${total[0] + total[1] + total[2]})` +
-          `  [${result.seconds}s${result.error ? `, ${result.error}` : ''}]`,
+        `${name}: Tests  ${failed}${total[0]} passed${skipped} (${total[0] + total[1] + total[2]})`,
       );
     }
   };
@@ -253,6 +280,8 @@ async function main() {
   const leftover = docker('ps', '-aq', '--filter', `label=flow-test.matrix=${run}`);
   if (leftover) console.error(`containers left behind: ${leftover}`);
   console.log(`\nmatrix: ${sum('passed')} passed, ${sum('failed')} failed`);
+  const retried = results.filter((r) => r.earlier.length > 0 && passed(r));
+  if (retried.length) console.log(`passed only on a retry: ${retried.map((r) => r.cell.label).join(', ')}`);
   console.log(`matrix wall time: ${Math.round((Date.now() - started) / 1000)}s`);
   const ok = results.every(passed) && !leftover;
   if (!ok)
