@@ -93,6 +93,9 @@ async function waitFor(probe, url, ms) {
   }
 }
 
+/** The suites running now. */
+const suites = new Set();
+
 /**
  * Runs the package's test script (`vitest run`) with a JSON report in `jsonFile` besides the usual output;
  * through `exec`, since pnpm would take `--reporter` as its own option. Resolves with the exit code.
@@ -101,7 +104,10 @@ function runSuite(kind, url, logFile, jsonFile) {
   const env = { ...process.env, [kind.envVar]: url };
   const args = ['--filter', kind.pkg, 'exec', 'vitest', 'run', '--reporter=default', '--reporter=json'];
   args.push(`--outputFile.json=${jsonFile}`);
-  const child = spawn('pnpm', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so an interrupted matrix can end the whole suite (pnpm, vitest, its workers).
+  const child = spawn('pnpm', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  suites.add(child);
+  child.on('close', () => suites.delete(child));
   const log = createWriteStream(logFile);
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });
@@ -236,6 +242,7 @@ async function main() {
     if (ids) execFileSync('docker', ['rm', '-f', '-v', ...ids.split('\n')], { stdio: 'ignore' });
   };
   process.once('SIGINT', () => {
+    for (const child of suites) process.kill(-child.pid, 'SIGTERM');
     removeLeftovers();
     process.exit(130);
   });
