@@ -10,6 +10,7 @@ import { evaluateTargets, renderTargets } from './report/targets.js';
 import { openSuites } from './suites.js';
 import { concurrency } from './workloads/concurrency.js';
 import { encryption } from './workloads/encryption.js';
+import { durableNodes } from './workloads/durable-nodes.js';
 import { engine } from './workloads/engine.js';
 import { growth } from './workloads/growth.js';
 import { largeState } from './workloads/large-state.js';
@@ -69,6 +70,7 @@ export async function runBench(
         rec,
       );
     if (runs('w5')) await engine(ctx, suites, rec);
+    if (runs('w7')) await durableNodes(ctx, suites, rec);
     if (runs('conc')) await concurrency(ctx, suites, rec);
     if (runs('enc')) await encryption(ctx, suites, rec);
     // Last: it runs LangGraph's engine in this thread, which turns AsyncLocalStorage on for good.

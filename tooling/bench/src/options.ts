@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 
 /** The workloads, in the order they run. */
-export const WORKLOADS = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'conc', 'enc'] as const;
-/** One workload id: `w1`–`w6`, `conc` for the concurrency run, or `enc` for the encrypted serializer's cost. */
+export const WORKLOADS = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'conc', 'enc'] as const;
+/** One workload id: `w1`–`w7`, `conc` for the concurrency run, or `enc` for the encrypted serializer's cost. */
 export type WorkloadId = (typeof WORKLOADS)[number];
 
 /** The storage backends the bench compares. */
@@ -190,7 +190,7 @@ export function usage(): string {
     (k) => `  --${k.padEnd(14)} N   (full ${FULL_SIZES[k]}, quick ${QUICK_SIZES[k]})`,
   );
   return [
-    'usage: pnpm bench [--quick] [--only w1,w2,w3,w4,w5,w6,conc] [--backends memory,sqlite,postgres,redis]',
+    'usage: pnpm bench [--quick] [--only w1,w2,w3,w4,w5,w6,w7,conc,enc] [--backends memory,sqlite,postgres,redis]',
     '                  [--out DIR | --no-write] [--<size> N ...]',
     '',
     '  --quick            smoke sizes (about a minute); exits non-zero only when a workload throws',

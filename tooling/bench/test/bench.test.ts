@@ -51,6 +51,8 @@ describe('runBench', () => {
       'w4-small',
       'w4-large',
       'w5',
+      'w7-w5',
+      'w7-fanout',
       'conc',
       'enc-w1',
       'enc-w3',

@@ -1,0 +1,106 @@
+import { InvalidArgumentError } from '@flow/core';
+import { InvalidUpdateError } from './errors.js';
+import type { Reducer, State } from './types.js';
+
+type Reducers = ReadonlyMap<string, Reducer<unknown>>;
+const q = JSON.stringify;
+
+/** True for `{...}`-shaped values: not null, not an array. */
+export function isObjectLike(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sets an own property even for `__proto__`, which plain assignment would treat as the prototype. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+function reduce(reducer: Reducer<unknown>, current: unknown, update: unknown, key: string, node: string) {
+  try {
+    return reducer(current, update);
+  } catch (cause) {
+    throw new InvalidUpdateError(`the reducer of ${q(key)} failed on the update of node ${q(node)}`, {
+      key,
+      nodes: [node],
+      cause,
+    });
+  }
+}
+
+/**
+ * Applies one super-step's updates in frontier order: reduced keys through their reducer, others replaced.
+ * Two nodes writing one key without a reducer is an `InvalidUpdateError` naming both. Returns `state` itself
+ * when nothing was written, otherwise a new object (the input is never changed).
+ */
+export function applyUpdates<S extends State>(
+  state: S,
+  nodes: readonly string[],
+  updates: readonly unknown[],
+  reducers: Reducers,
+): S {
+  let out: Record<string, unknown> | undefined;
+  // Only a frontier of several nodes can produce a clash, so a single node pays nothing for the check.
+  const writers = nodes.length > 1 ? new Map<string, string>() : undefined;
+  for (let i = 0; i < nodes.length; i++) {
+    const update = updates[i];
+    if (update === undefined || update === null) continue;
+    const node = nodes[i] as string;
+    if (!isObjectLike(update)) {
+      throw new InvalidUpdateError(
+        `node ${q(node)} returned ${describe(update)}; a node returns an object or nothing`,
+        {
+          nodes: [node],
+        },
+      );
+    }
+    for (const key of Object.keys(update)) {
+      out ??= { ...state };
+      const reducer = reducers.get(key);
+      if (reducer !== undefined) {
+        setOwn(out, key, reduce(reducer, out[key], update[key], key, node));
+        continue;
+      }
+      if (writers !== undefined) {
+        const other = writers.get(key);
+        if (other !== undefined) {
+          throw new InvalidUpdateError(
+            `nodes ${q(other)} and ${q(node)} both wrote ${q(key)} in one super-step; give ${q(key)} a reducer`,
+            { key, nodes: [other, node] },
+          );
+        }
+        writers.set(key, node);
+      }
+      setOwn(out, key, update[key]);
+    }
+  }
+  return (out as S | undefined) ?? state;
+}
+
+/** Applies a new run's input to a finished thread's state through the reducers. */
+export function applyInput<S extends State>(state: S, input: Partial<S>, reducers: Reducers): S {
+  const out: Record<string, unknown> = { ...state };
+  for (const key of Object.keys(input)) {
+    const reducer = reducers.get(key);
+    const value = (input as Record<string, unknown>)[key];
+    setOwn(out, key, reducer === undefined ? value : reduce(reducer, out[key], value, key, 'input'));
+  }
+  return out as S;
+}
+
+/** Replaces top-level keys, no reducers: `resume`'s `patch`. */
+export function applyPatch<S extends State>(state: S, patch: Partial<S> | undefined): S {
+  if (patch === undefined) return state;
+  if (!isObjectLike(patch)) throw new InvalidArgumentError('patch must be an object of state keys');
+  const out: Record<string, unknown> = { ...state };
+  for (const key of Object.keys(patch)) setOwn(out, key, (patch as Record<string, unknown>)[key]);
+  return out as S;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? `the string ${q(value.slice(0, 40))}` : `a ${typeof value}`;
+}
