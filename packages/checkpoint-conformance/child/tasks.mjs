@@ -69,3 +69,21 @@ export async function answerInterrupt(cp, { thread }, { index }) {
   });
   return outcome(cp.put(claim, { ifRevision: 0 }));
 }
+
+/**
+ * The write race: every child stores its own value for the same keys of one (thread, step), then reads the
+ * step back. Resolves with what this child read.
+ */
+export async function raceWrites(cp, { thread, step, keys }, { index }) {
+  await cp.putWrites(
+    thread,
+    step,
+    keys.map((key) => ({ node: 'raced', key, value: { writer: index } })),
+  );
+  return cp.getWrites(thread, step);
+}
+
+/** The lease race: every child asks for one lease under its own owner name. Resolves with the lease or null. */
+export async function raceLease(cp, { thread, ttlMs }, { index }) {
+  return (await cp.acquireLease(thread, { owner: `worker-${index}`, ttlMs })) ?? null;
+}

@@ -5,6 +5,8 @@ import type { CheckpointerHarness } from './harness.js';
 import { closeSuite } from './suites/close.js';
 import { durabilitySuite } from './suites/durability.js';
 import { errorsSuite } from './suites/errors.js';
+import { failedRunsSuite } from './suites/failed-runs.js';
+import { leasesSuite } from './suites/leases.js';
 import { listThreadsSuite } from './suites/list-threads.js';
 import { listingSuite } from './suites/listing.js';
 import { processRacesSuite } from './suites/process-races.js';
@@ -15,6 +17,7 @@ import { revisionsSuite } from './suites/revisions.js';
 import { serializationSuite } from './suites/serialization.js';
 import { setupSuite } from './suites/setup.js';
 import { threadIdsSuite } from './suites/thread-ids.js';
+import { writesSuite } from './suites/writes.js';
 
 /** Every suite of the kit, in the order `describeCheckpointer` registers them. */
 export const ALL_SUITES: readonly ConformanceSuite[] = [
@@ -29,6 +32,9 @@ export const ALL_SUITES: readonly ConformanceSuite[] = [
   errorsSuite,
   setupSuite,
   durabilitySuite,
+  writesSuite,
+  leasesSuite,
+  failedRunsSuite,
   processRacesSuite,
   closeSuite,
 ];

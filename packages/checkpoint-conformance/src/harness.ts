@@ -61,4 +61,16 @@ export interface CheckpointerCapabilities {
    * @default 8
    */
   processes?: number;
+  /**
+   * The backend stores per-step writes (`putWrites`, `getWrites`, `put(cp, { writes })`). Enables the
+   * "writes" suite; without it that suite registers one test whose name says so.
+   */
+  writes?: boolean;
+  /** The backend keeps thread leases (`acquireLease` and the rest). Enables the "leases" suite. */
+  leases?: boolean;
+  /**
+   * The backend stores `error` and `meta` and filters `listThreads({ status: 'failed' })`. Enables the
+   * "failed runs" suite.
+   */
+  failedRuns?: boolean;
 }

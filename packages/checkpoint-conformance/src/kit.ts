@@ -15,6 +15,8 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   readonly openInChild: ((cp: C) => Promise<ChildOpener>) | undefined;
   /** How many child processes a process race starts. */
   readonly processes: number;
+  /** The optional capabilities the harness declares (`writes`, `leases`, `failedRuns`). */
+  readonly declares: { readonly writes: boolean; readonly leases: boolean; readonly failedRuns: boolean };
 }
 
 /** The default width of the race tests (docs/protocol.md: "any number of concurrent conditional puts"). */
@@ -75,5 +77,10 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
     raceWidth: harness.capabilities?.raceWidth ?? DEFAULT_RACE_WIDTH,
     openInChild: openInChild && (async (cp: C) => openInChild(cp)),
     processes: harness.capabilities?.processes ?? DEFAULT_PROCESSES,
+    declares: {
+      writes: harness.capabilities?.writes === true,
+      leases: harness.capabilities?.leases === true,
+      failedRuns: harness.capabilities?.failedRuns === true,
+    },
   };
 }

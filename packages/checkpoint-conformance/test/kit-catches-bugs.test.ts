@@ -33,6 +33,16 @@ const MUST_CATCH: Record<string, string[]> = {
     'js-sort-threads > listThreads > pages across the whole set with after and limit',
     'js-sort-threads > thread ids > stores hostile but valid ids faithfully, each isolated from the others',
   ],
+  'last-write-wins': [
+    'last-write-wins > writes > the first value wins within one batch: a repeated (node, key) keeps the first',
+    'last-write-wins > writes > the first value wins across calls: a later value for a stored key is ignored, not an error',
+    'last-write-wins > writes > put with writes keeps first-wins: a key stored earlier keeps its value',
+  ],
+  'put-drops-writes': [
+    'put-drops-writes > writes > put(cp, { writes }) stores the checkpoint and its writes for (cp.thread, cp.step)',
+    'put-drops-writes > writes > a conditional put that conflicts stores no write; a successful one stores both',
+    'put-drops-writes > writes > prune removes the writes of the steps it removes and keeps those of kept steps',
+  ],
   'list-oldest-first': [
     'list-oldest-first > listing > list returns newest step first',
     'list-oldest-first > listing > list pages through the whole history with beforeStep and limit',

@@ -5,5 +5,6 @@ import { ReferenceCheckpointer } from './fixtures/reference-checkpointer.js';
 // durability and cross-instance race suites run here too.
 describeCheckpointer('reference', {
   create: async () => new ReferenceCheckpointer(),
-  reopen: async (cp) => new ReferenceCheckpointer({ store: cp.store }),
+  reopen: async (cp) => new ReferenceCheckpointer({ store: cp.shared }),
+  capabilities: { writes: true, leases: true, failedRuns: true },
 });

@@ -4,13 +4,19 @@ import {
   CheckpointConflict,
   type CheckpointRecord,
   compareThreadIds,
+  type Lease,
+  type LeaseRecord,
+  type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
   type NormalizedPruneBounds,
   statusOf,
   type ThreadInfo,
   threadInfoOf,
+  type WriteRecord,
 } from '@flow/core';
+import { MemoryLeases } from './memory-leases.js';
+import { MemoryWrites } from './memory-writes.js';
 
 /** Options of `new MemoryCheckpointer(options)`. */
 export type MemoryCheckpointerOptions = BaseCheckpointerOptions;
@@ -39,6 +45,8 @@ export class MemoryCheckpointer extends BaseCheckpointer {
   readonly #threads = new Map<string, ThreadEntry>();
   /** Thread ids in code-point order, rebuilt lazily after a thread is added or removed. */
   #sorted: string[] | undefined;
+  readonly #writes = new MemoryWrites();
+  readonly #leases = new MemoryLeases();
 
   constructor(options: MemoryCheckpointerOptions = {}) {
     super(options);
@@ -71,6 +79,45 @@ export class MemoryCheckpointer extends BaseCheckpointer {
     return stored.revision;
   }
 
+  protected override writeRecordWithWrites(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): number {
+    // One synchronous step: a conflict throws before any write is stored.
+    const revision = this.writeRecord(record, ifRevision);
+    this.#writes.add(record.thread, record.step, writes);
+    return revision;
+  }
+
+  protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): void {
+    this.#writes.add(thread, step, writes);
+  }
+
+  protected override readWrites(thread: string, step: number): WriteRecord[] {
+    return this.#writes.read(thread, step);
+  }
+
+  protected override writeLease(
+    thread: string,
+    lease: LeaseRecord,
+    replace: string | undefined,
+  ): LeaseResult {
+    return this.#leases.write(thread, lease, replace);
+  }
+
+  protected override extendLease(thread: string, owner: string, ttlMs: number): boolean {
+    return this.#leases.extend(thread, owner, ttlMs);
+  }
+
+  protected override dropLease(thread: string, owner: string): void {
+    this.#leases.drop(thread, owner);
+  }
+
+  protected override readLease(thread: string): Lease | undefined {
+    return this.#leases.read(thread);
+  }
+
   protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
     const entry = this.#threads.get(thread);
     return step === undefined ? entry?.latest : entry?.steps.get(step);
@@ -99,6 +146,8 @@ export class MemoryCheckpointer extends BaseCheckpointer {
   }
 
   protected removeThread(thread: string): number {
+    this.#writes.deleteThread(thread);
+    this.#leases.delete(thread);
     const entry = this.#threads.get(thread);
     if (entry === undefined) return 0;
     this.#threads.delete(thread);
@@ -118,6 +167,7 @@ export class MemoryCheckpointer extends BaseCheckpointer {
       if (beforeStep !== undefined && step >= beforeStep) continue;
       if (olderThan !== undefined && Date.parse(record.ts) >= olderThan) continue;
       entry.steps.delete(step);
+      this.#writes.deleteStep(thread, step);
       removed++;
     }
     return removed;
@@ -125,6 +175,8 @@ export class MemoryCheckpointer extends BaseCheckpointer {
 
   protected async release(): Promise<void> {
     this.#threads.clear();
+    this.#writes.clear();
+    this.#leases.clear();
     this.#sorted = undefined;
   }
 

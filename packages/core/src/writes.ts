@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from './errors.js';
+import { compareThreadIds } from './thread-order.js';
 import { assertThreadId } from './validation.js';
 
 /**
@@ -32,9 +33,7 @@ export function assertWrites(writes: unknown): asserts writes is readonly Pendin
   }
 }
 
-/** Code-point order of (node, key): the order `getWrites` returns writes in. */
+/** Code-point order of (node, key): the order `getWrites` returns writes in (not UTF-16 order, as `<` is). */
 export function compareWrites(a: { node: string; key: string }, b: { node: string; key: string }): number {
-  if (a.node !== b.node) return a.node < b.node ? -1 : 1;
-  if (a.key === b.key) return 0;
-  return a.key < b.key ? -1 : 1;
+  return compareThreadIds(a.node, b.node) || compareThreadIds(a.key, b.key);
 }

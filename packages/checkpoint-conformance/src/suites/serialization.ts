@@ -5,7 +5,7 @@ import { type ConformanceSuite, describerFor } from '../define-suite.js';
 import { expectFlowError } from '../expect-error.js';
 
 /** Every kind of value the default serializer must round-trip, each under its own key. */
-function richState(): Record<string, unknown> {
+export function richState(): Record<string, unknown> {
   return {
     date: new Date('2024-02-29T12:34:56.789Z'),
     bigint: 2n ** 100n,

@@ -49,7 +49,8 @@ export const HOSTILE_IDS: readonly string[] = [
   '😀'.repeat(256),
 ];
 
-const INVALID_IDS: ReadonlyArray<[label: string, id: unknown]> = [
+/** Values every argument shaped like a thread id (thread, write node and key, lease owner) must reject. */
+export const INVALID_IDS: ReadonlyArray<[label: string, id: unknown]> = [
   ["''", ''],
   ['513 characters', 'x'.repeat(513)],
   ['containing U+0000', 'a\u0000b'],
