@@ -16,4 +16,5 @@ describeCheckpointer<RedisCheckpointer>('redis', {
   cleanup: async (cp) => {
     await deleteKeys(redisUrl, cp.prefix);
   },
+  capabilities: { writes: true, leases: true, failedRuns: true },
 });

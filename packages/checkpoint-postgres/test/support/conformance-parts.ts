@@ -4,6 +4,8 @@ import {
   closeSuite,
   durabilitySuite,
   errorsSuite,
+  failedRunsSuite,
+  leasesSuite,
   listingSuite,
   listThreadsSuite,
   processRacesSuite,
@@ -15,6 +17,7 @@ import {
   serializationSuite,
   setupSuite,
   threadIdsSuite,
+  writesSuite,
 } from '@flow/checkpoint-conformance';
 import { describe } from 'vitest';
 import { PostgresCheckpointer } from '../../src/index.js';
@@ -25,10 +28,11 @@ import { dropSchema, freshCheckpointer, url } from './stores.js';
  * schema, which is disk-bound on the server, not CPU-bound here. conformance.test.ts checks that the parts
  * cover every suite the kit has.
  */
-export const PARTS: Record<'core' | 'threads' | 'lifecycle', readonly ConformanceSuite[]> = {
+export const PARTS: Record<'core' | 'threads' | 'lifecycle' | 'protocol', readonly ConformanceSuite[]> = {
   core: [putGetSuite, revisionsSuite, racesSuite, listingSuite],
   threads: [listThreadsSuite, retentionSuite, threadIdsSuite],
   lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, processRacesSuite, closeSuite],
+  protocol: [writesSuite, leasesSuite, failedRunsSuite],
 };
 
 export const harness: CheckpointerHarness<PostgresCheckpointer> = {
@@ -42,6 +46,9 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     args: [url, { schema: cp.schema }],
   }),
   cleanup: (cp) => dropSchema(url, cp.schema),
+  // failedRuns stays undeclared while error and meta are JSONB columns: JSONB refuses U+0000, so a run
+  // error whose message holds one cannot be stored (the failed-runs suite puts exactly that).
+  capabilities: { writes: true, leases: true },
 };
 
 /** Registers one part of the kit, under the same `describe('postgres')` as describeCheckpointer would. */
