@@ -11,10 +11,20 @@ export type CheckpointRow = [
   /** `null` stands for the text `'null'` (see `READ_COLUMNS`). */
   interruptPayload: string | null,
   state: string,
+  error: string | null,
+  /** `null` stands for `'{}'` (see `READ_COLUMNS`). */
+  meta: string | null,
 ];
 
-/** A `flow_threads` row: thread, latest_step, interrupted, done, ts. */
-export type ThreadRow = [thread: string, latestStep: number, interrupted: number, done: number, ts: string];
+/** A `flow_threads` row: thread, latest_step, interrupted, done, ts, error. */
+export type ThreadRow = [
+  thread: string,
+  latestStep: number,
+  interrupted: number,
+  done: number,
+  ts: string,
+  error: string | null,
+];
 
 /** The named parameters of a write (SQLite binds no booleans: they become 0/1). */
 export function writeParams(record: CheckpointRecord) {
@@ -30,6 +40,8 @@ export function writeParams(record: CheckpointRecord) {
     interruptNode: record.interruptNode,
     interruptPayload: record.interruptPayload,
     state: record.state,
+    error: record.error,
+    meta: record.meta,
   };
 }
 
@@ -52,7 +64,7 @@ export function rowToRecord(
   row: CheckpointRow,
   locate: (thread: string, step: number) => string,
 ): CheckpointRecord {
-  const [step, revision, ts, next, interrupted, interruptNode, interruptPayload, state] = row;
+  const [step, revision, ts, next, interrupted, interruptNode, interruptPayload, state, error, meta] = row;
   try {
     if (typeof state !== 'string' || (typeof interruptPayload !== 'string' && interruptPayload !== null)) {
       throw new Error('state or interrupt payload is not text');
@@ -68,9 +80,8 @@ export function rowToRecord(
       interruptPayload: interruptPayload ?? 'null',
       ts,
       revision,
-      // Not stored by this schema yet: every record reads as not failed, without meta.
-      error: null,
-      meta: '{}',
+      error,
+      meta: meta ?? '{}',
     };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
@@ -79,13 +90,14 @@ export function rowToRecord(
 }
 
 /** Turns a summary row into a `ThreadInfo`. */
-export function rowToThreadInfo([thread, step, interrupted, done, ts]: ThreadRow): ThreadInfo {
+export function rowToThreadInfo([thread, step, interrupted, done, ts, error]: ThreadRow): ThreadInfo {
   // The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier.
   return threadInfoOf({
     thread,
     step,
     next: done === 1 ? [] : UNFINISHED,
     interrupted: interrupted === 1,
+    error,
     ts,
   });
 }

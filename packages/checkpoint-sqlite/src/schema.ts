@@ -32,6 +32,27 @@ const MIGRATIONS: readonly string[] = [
     ts TEXT NOT NULL
   ) WITHOUT ROWID;
   CREATE INDEX flow_threads_interrupted ON flow_threads (thread) WHERE interrupted = 1;`,
+  // 2. Failed runs and meta on checkpoints and in the summary (rows of version 1 read as no error, meta
+  // '{}'); per-step writes, first value winning through the primary key; thread leases (expiry in epoch
+  // ms by this process's clock).
+  `ALTER TABLE flow_checkpoints ADD COLUMN error TEXT;
+  ALTER TABLE flow_checkpoints ADD COLUMN meta TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE flow_threads ADD COLUMN error TEXT;
+  CREATE TABLE flow_writes (
+    thread TEXT NOT NULL COLLATE BINARY,
+    step INTEGER NOT NULL,
+    node TEXT NOT NULL COLLATE BINARY,
+    key TEXT NOT NULL COLLATE BINARY,
+    value TEXT NOT NULL,
+    PRIMARY KEY (thread, step, node, key)
+  ) WITHOUT ROWID;
+  CREATE TABLE flow_leases (
+    thread TEXT NOT NULL PRIMARY KEY COLLATE BINARY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL
+  ) WITHOUT ROWID;`,
 ];
 
 /** The schema version this package writes and reads. */

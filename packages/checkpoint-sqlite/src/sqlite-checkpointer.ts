@@ -3,11 +3,15 @@ import {
   CheckpointConflict,
   type CheckpointRecord,
   InvalidArgumentError,
+  type Lease,
+  type LeaseRecord,
+  type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,
   type NormalizedPruneBounds,
   type ThreadInfo,
+  type WriteRecord,
 } from '@flow/core';
 import Database from 'better-sqlite3';
 import { configure } from './connection.js';
@@ -19,6 +23,24 @@ import { migrate } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 
 type WriteParams = ReturnType<typeof writeParams>;
+
+/** A `flow_leases` row as `leaseOf` selects it. */
+interface StoredLease {
+  owner: string;
+  host: string;
+  pid: number;
+  expiresMs: number;
+}
+
+function toLease(thread: string, row: StoredLease): Lease {
+  return {
+    thread,
+    owner: row.owner,
+    host: row.host,
+    pid: row.pid,
+    expiresAt: new Date(row.expiresMs).toISOString(),
+  };
+}
 
 function isDatabase(value: unknown): value is SqliteDatabase {
   return (
@@ -45,6 +67,14 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   #statements: Statements | undefined;
   #write: ((params: WriteParams, ifRevision: number | undefined) => number) | undefined;
   #remove: ((thread: string) => number) | undefined;
+  #writeWith:
+    | ((params: WriteParams, ifRevision: number | undefined, writes: WriteRecord[]) => number)
+    | undefined;
+  #addWrites: ((thread: string, step: number, writes: WriteRecord[]) => void) | undefined;
+  #prune:
+    | ((params: { thread: string; beforeStep: number | null; olderThan: number | null }) => number)
+    | undefined;
+  #lease: ((thread: string, lease: LeaseRecord, replace: string | undefined) => LeaseResult) | undefined;
 
   /**
    * @param pathOrDb A file path (created when missing; `':memory:'` for a private in-memory database), or an
@@ -83,7 +113,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     migrate(db);
     const s = prepareStatements(db);
     this.#statements = s;
-    this.#write = db.transaction((params: WriteParams, ifRevision: number | undefined) => {
+    const put = (params: WriteParams, ifRevision: number | undefined) => {
       const row = (
         ifRevision === undefined
           ? s.upsert.get(params)
@@ -103,17 +133,93 @@ export class SqliteCheckpointer extends BaseCheckpointer {
       }
       s.touchThread.run(params);
       return row.revision;
-    }).immediate;
+    };
+    const addWrites = (thread: string, step: number, writes: WriteRecord[]) => {
+      for (const w of writes) s.addWrite.run({ thread, step, node: w.node, key: w.key, value: w.value });
+    };
+    this.#write = db.transaction(put).immediate;
+    // One transaction: a conflict throws before any write is added, and rolls back nothing else.
+    this.#writeWith = db.transaction(
+      (params: WriteParams, ifRevision: number | undefined, writes: WriteRecord[]) => {
+        const revision = put(params, ifRevision);
+        addWrites(params.thread, params.step, writes);
+        return revision;
+      },
+    ).immediate;
+    this.#addWrites = db.transaction(addWrites).immediate;
     this.#remove = db.transaction((thread: string) => {
       const removed = s.deleteCheckpoints.run({ thread }).changes;
       s.deleteThread.run({ thread });
+      s.deleteWrites.run({ thread });
+      s.deleteLease.run({ thread });
       return removed;
     }).immediate;
+    this.#prune = db.transaction(
+      (params: { thread: string; beforeStep: number | null; olderThan: number | null }) => {
+        s.pruneWrites.run(params);
+        return s.prune.run(params).changes;
+      },
+    ).immediate;
+    this.#lease = db.transaction(
+      (thread: string, lease: LeaseRecord, replace: string | undefined): LeaseResult => {
+        const now = Date.now();
+        const held = s.leaseOf.get({ thread }) as StoredLease | undefined;
+        if (
+          held !== undefined &&
+          held.expiresMs > now &&
+          held.owner !== lease.owner &&
+          held.owner !== replace
+        ) {
+          return { acquired: false, holder: toLease(thread, held) };
+        }
+        const stored = { owner: lease.owner, host: lease.host, pid: lease.pid, expiresMs: now + lease.ttlMs };
+        s.putLease.run({ thread, ...stored });
+        return { acquired: true, lease: toLease(thread, stored) };
+      },
+    ).immediate;
   }
 
   // better-sqlite3 is synchronous, so the storage operations return plain values: no promise, no tick.
   protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): number {
     return this.#write!(writeParams(record), ifRevision);
+  }
+
+  protected override writeRecordWithWrites(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): number {
+    return this.#writeWith!(writeParams(record), ifRevision, writes);
+  }
+
+  protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): void {
+    this.#addWrites!(thread, step, writes);
+  }
+
+  protected override readWrites(thread: string, step: number): WriteRecord[] {
+    return this.#statements!.writesAt.all({ thread, step }) as WriteRecord[];
+  }
+
+  protected override writeLease(
+    thread: string,
+    lease: LeaseRecord,
+    replace: string | undefined,
+  ): LeaseResult {
+    return this.#lease!(thread, lease, replace);
+  }
+
+  protected override extendLease(thread: string, owner: string, ttlMs: number): boolean {
+    const now = Date.now();
+    return this.#statements!.extendLease.run({ thread, owner, now, expiresMs: now + ttlMs }).changes === 1;
+  }
+
+  protected override dropLease(thread: string, owner: string): void {
+    this.#statements!.dropLease.run({ thread, owner });
+  }
+
+  protected override readLease(thread: string): Lease | undefined {
+    const held = this.#statements!.leaseOf.get({ thread }) as StoredLease | undefined;
+    return held !== undefined && held.expiresMs > Date.now() ? toLease(thread, held) : undefined;
   }
 
   protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
@@ -147,17 +253,21 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 
   protected removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): number {
-    return this.#statements!.prune.run({
+    return this.#prune!({
       thread,
       beforeStep: bounds.beforeStep ?? null,
       olderThan: bounds.olderThan === undefined ? null : Date.parse(bounds.olderThan),
-    }).changes;
+    });
   }
 
   protected async release(): Promise<void> {
     this.#statements = undefined;
     this.#write = undefined;
     this.#remove = undefined;
+    this.#writeWith = undefined;
+    this.#addWrites = undefined;
+    this.#prune = undefined;
+    this.#lease = undefined;
     // A Database passed in stays the caller's to close.
     if (this.#path !== undefined && this.#db?.open) this.#db.close();
   }

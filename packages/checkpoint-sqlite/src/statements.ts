@@ -4,21 +4,25 @@ import type { SqliteDatabase, SqliteStatement } from './driver.js';
 /** What a read selects, in the order of `CheckpointRow` (rows.ts). The caller knows the thread already. */
 // `nullif`: the usual payload, JSON `null`, comes back as SQL NULL, which costs the driver no string.
 const READ_COLUMNS =
-  "step, revision, ts, next, interrupted, interrupt_node, nullif(interrupt_payload, 'null'), state";
+  "step, revision, ts, next, interrupted, interrupt_node, nullif(interrupt_payload, 'null'), state, error, nullif(meta, '{}')";
 const VALUES =
-  '@thread, @step, 1, @ts, @tsMs, @next, @interrupted, @interruptNode, @interruptPayload, @state';
-const INSERT = `INSERT INTO flow_checkpoints (thread, step, revision, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state) VALUES (${VALUES})`;
+  '@thread, @step, 1, @ts, @tsMs, @next, @interrupted, @interruptNode, @interruptPayload, @state, @error, @meta';
+const INSERT = `INSERT INTO flow_checkpoints (thread, step, revision, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta) VALUES (${VALUES})`;
 const SET = `ts = @ts, ts_ms = @tsMs, next = @next, interrupted = @interrupted,
-  interrupt_node = @interruptNode, interrupt_payload = @interruptPayload, state = @state`;
+  interrupt_node = @interruptNode, interrupt_payload = @interruptPayload, state = @state, error = @error,
+  meta = @meta`;
 
-/** `listThreads` filters; each is a prepared statement of its own so SQLite can plan it on an index. */
-const STATUS_FILTER: Record<ThreadStatus | 'any', string> = {
+/**
+ * `listThreads` filters; each is a prepared statement of its own so SQLite can plan it on an index. The SQL
+ * form of core's `statusOf` (`done` is an empty frontier and not interrupted): test/status-rule.test.ts
+ * checks it against `statusOf` over every combination.
+ */
+export const STATUS_FILTER: Record<ThreadStatus | 'any', string> = {
   any: '',
-  done: 'AND done = 1',
   interrupted: 'AND interrupted = 1',
-  running: 'AND done = 0 AND interrupted = 0',
-  // This schema stores no run error yet, so no thread is failed (an empty range of the primary key).
-  failed: "AND thread < ''",
+  done: 'AND done = 1',
+  failed: 'AND done = 0 AND interrupted = 0 AND error IS NOT NULL',
+  running: 'AND done = 0 AND interrupted = 0 AND error IS NULL',
 };
 
 /** The SQL of every statement the checkpointer runs, by role (tests inspect their query plans). */
@@ -33,10 +37,10 @@ export const SQL = {
   /** Read only after a conflict, to report `actual`. */
   revision: 'SELECT revision FROM flow_checkpoints WHERE thread = @thread AND step = @step',
   /** The summary follows the highest step; a write to an older step leaves it alone. */
-  touchThread: `INSERT INTO flow_threads (thread, latest_step, interrupted, done, ts)
-    VALUES (@thread, @step, @interrupted, @done, @ts)
+  touchThread: `INSERT INTO flow_threads (thread, latest_step, interrupted, done, ts, error)
+    VALUES (@thread, @step, @interrupted, @done, @ts, @error)
     ON CONFLICT (thread) DO UPDATE SET latest_step = excluded.latest_step, interrupted = excluded.interrupted,
-      done = excluded.done, ts = excluded.ts
+      done = excluded.done, ts = excluded.ts, error = excluded.error
     WHERE excluded.latest_step >= flow_threads.latest_step`,
   // Reads bind by position and return arrays (`READS`): for a 2 KB checkpoint that is a quarter of the
   // time of named parameters and row objects, and reads are what the raw driver is measured against.
@@ -51,17 +55,38 @@ export const SQL = {
     Object.entries(STATUS_FILTER).map(([status, filter]) => [
       status,
       /** (after, limit) */
-      `SELECT thread, latest_step, interrupted, done, ts FROM flow_threads
+      `SELECT thread, latest_step, interrupted, done, ts, error FROM flow_threads
         WHERE thread > ? ${filter} ORDER BY thread LIMIT ?`,
     ]),
   ) as Record<ThreadStatus | 'any', string>,
   deleteCheckpoints: 'DELETE FROM flow_checkpoints WHERE thread = @thread',
   deleteThread: 'DELETE FROM flow_threads WHERE thread = @thread',
+  deleteWrites: 'DELETE FROM flow_writes WHERE thread = @thread',
+  deleteLease: 'DELETE FROM flow_leases WHERE thread = @thread',
   /** Never the latest step, so the summary (which describes it) stays right without a write. */
   prune: `DELETE FROM flow_checkpoints WHERE thread = @thread
     AND (@beforeStep IS NULL OR step < @beforeStep)
     AND (@olderThan IS NULL OR ts_ms < @olderThan)
     AND step < (SELECT max(step) FROM flow_checkpoints WHERE thread = @thread)`,
+  /** The writes of exactly the steps `prune` removes; run first, in the same transaction. */
+  pruneWrites: `DELETE FROM flow_writes WHERE thread = @thread AND step IN (
+    SELECT step FROM flow_checkpoints WHERE thread = @thread
+      AND (@beforeStep IS NULL OR step < @beforeStep)
+      AND (@olderThan IS NULL OR ts_ms < @olderThan)
+      AND step < (SELECT max(step) FROM flow_checkpoints WHERE thread = @thread))`,
+  /** First value wins: a stored (thread, step, node, key) is left as it is. */
+  addWrite: `INSERT INTO flow_writes (thread, step, node, key, value) VALUES (@thread, @step, @node, @key, @value)
+    ON CONFLICT DO NOTHING`,
+  /** BINARY collation: UTF-8 bytes, i.e. code-point order of (node, key). */
+  writesAt:
+    'SELECT node, key, value FROM flow_writes WHERE thread = @thread AND step = @step ORDER BY node, key',
+  leaseOf: 'SELECT owner, host, pid, expires_ms AS expiresMs FROM flow_leases WHERE thread = @thread',
+  putLease: `INSERT INTO flow_leases (thread, owner, host, pid, expires_ms) VALUES (@thread, @owner, @host, @pid, @expiresMs)
+    ON CONFLICT (thread) DO UPDATE SET owner = excluded.owner, host = excluded.host, pid = excluded.pid,
+      expires_ms = excluded.expires_ms`,
+  extendLease: `UPDATE flow_leases SET expires_ms = @expiresMs
+    WHERE thread = @thread AND owner = @owner AND expires_ms > @now`,
+  dropLease: 'DELETE FROM flow_leases WHERE thread = @thread AND owner = @owner',
 } as const;
 
 type Prepared<T> = { [K in keyof T]: T[K] extends string ? SqliteStatement : Prepared<T[K]> };

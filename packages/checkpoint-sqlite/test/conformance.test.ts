@@ -15,8 +15,12 @@ describeCheckpointer('sqlite', {
     args: [cp.filename],
   }),
   cleanup: async (cp) => rmSync(dirname(cp.filename), { recursive: true, force: true }),
+  capabilities: { writes: true, leases: true, failedRuns: true },
 });
 
 // ':memory:' is private to its connection, so there is nothing to reopen and no child process can open it:
 // the kit reports durability and process races as not declared for this harness.
-describeCheckpointer('sqlite :memory:', { create: async () => new SqliteCheckpointer(':memory:') });
+describeCheckpointer('sqlite :memory:', {
+  create: async () => new SqliteCheckpointer(':memory:'),
+  capabilities: { writes: true, leases: true, failedRuns: true },
+});
