@@ -17,6 +17,11 @@ describe('deepEqual', () => {
     expect(deepEqual(new Uint8Array([1, 2]), new Uint8Array([1]))).toBe(false);
     expect(deepEqual({ a: undefined }, {})).toBe(false);
     expect(deepEqual({ a: 1 }, { b: 1 })).toBe(false);
+    // Strings are told apart by length too, and long ones (hashed apart from the batch) by content.
+    expect(deepEqual(['ab', 'c'], ['a', 'bc'])).toBe(false);
+    expect(deepEqual({ a: 'x'.repeat(70_000) }, { a: 'x'.repeat(70_000) })).toBe(true);
+    expect(deepEqual({ a: 'x'.repeat(70_000) }, { a: `${'x'.repeat(69_999)}y` })).toBe(false);
+    expect(deepEqual(new Map([[1, 'a']]), new Map([['1', 'a']]))).toBe(false);
   });
 });
 

@@ -5,7 +5,7 @@ import { threadLabel } from '../format/label.js';
 import { checkpointPages, threadPages } from '../paging.js';
 import { ProgressLine } from './progress.js';
 import { plural } from './prune.js';
-import { sameCheckpoint } from './same-checkpoint.js';
+import { checkpointContent, sameContent } from './same-checkpoint.js';
 import { threadNotFound } from './show.js';
 
 /** Options of `flow copy`. */
@@ -33,18 +33,26 @@ async function* sourceThreads(source: Checkpointer, only: string | undefined): A
 }
 
 /**
- * Writes one checkpoint into the target only if that (thread, step) is empty there (`ifRevision: 0`),
- * so nothing in the target is ever overwritten. `put` keeps the given `ts`, so history keeps its times.
+ * Writes the first checkpoint of `page` into the target only if that (thread, step) is empty there
+ * (`ifRevision: 0`), so nothing in the target is ever overwritten. `put` keeps the given `ts`, so history
+ * keeps its times. The checkpoint is taken out of the page and let go before the target's copy is read, so
+ * only one large state is held at a time.
  */
-async function copyOne(target: Checkpointer, cp: Checkpoint): Promise<'copied' | 'skipped' | 'conflict'> {
+async function copyFirst(
+  target: Checkpointer,
+  page: Checkpoint[],
+): Promise<'copied' | 'skipped' | 'conflict'> {
+  let cp: Checkpoint | undefined = page.shift()!;
   try {
     await target.put(cp, { ifRevision: 0 });
     return 'copied';
   } catch (error) {
     if (!isFlowError(error, 'CHECKPOINT_CONFLICT')) throw error;
   }
-  const existing = await target.get(cp.thread, cp.step);
-  return existing !== undefined && sameCheckpoint(existing, cp) ? 'skipped' : 'conflict';
+  const wanted = checkpointContent(cp);
+  cp = undefined;
+  const existing = await target.get(wanted.thread, wanted.step);
+  return existing !== undefined && sameContent(checkpointContent(existing), wanted) ? 'skipped' : 'conflict';
 }
 
 /**
@@ -71,15 +79,16 @@ export async function copyCommand(
       // Newest step first, page by page: a thread's history is never held in memory whole.
       for await (const page of checkpointPages(source, thread)) {
         seen = true;
-        for (const cp of page) {
-          const outcome = await copyOne(target, cp);
+        while (page.length > 0) {
+          const step = page[0]!.step;
+          const outcome = await copyFirst(target, page);
           if (outcome === 'copied') result.copied++;
           else if (outcome === 'skipped') result.skipped++;
           else {
             result.conflicts++;
             progress.clear();
             ctx.note(
-              `warning: thread ${threadLabel(thread)} step ${cp.step} differs in the target; left as it is`,
+              `warning: thread ${threadLabel(thread)} step ${step} differs in the target; left as it is`,
             );
           }
         }

@@ -45,6 +45,9 @@ export function checkpointJson(cp: Checkpoint, redact: (value: unknown) => unkno
   };
 }
 
+/** How much of an item's JSON text `JsonArrayWriter` indents and writes at once. */
+const SLICE = 1024 * 1024;
+
 /**
  * Streams one JSON array: items are written as they come, so a large listing never sits in memory,
  * and the output is still a single JSON document.
@@ -58,8 +61,12 @@ export class JsonArrayWriter {
   }
 
   push(item: PlainJson): void {
-    const text = JSON.stringify(item, null, 2).replace(/\n/g, '\n  ');
-    this.#write(`${this.#count === 0 ? '[\n  ' : ',\n  '}${text}`);
+    const text = JSON.stringify(item, null, 2);
+    this.#write(this.#count === 0 ? '[\n  ' : ',\n  ');
+    // Indented and written a slice at a time: one more copy of a large state's text is never made.
+    for (let at = 0; at < text.length; at += SLICE) {
+      this.#write(text.slice(at, at + SLICE).replace(/\n/g, '\n  '));
+    }
     this.#count++;
   }
 
