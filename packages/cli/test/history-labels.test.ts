@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { Checkpoint } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from './helpers/run-bin.js';
+import { runBin } from './support/run-bin.js';
 
 // A run as the engine writes it: a resume claims the run by writing the next step with the frontier (and,
 // unless patched, the state) of the step before it, before it runs anything.

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { Checkpoint } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from './helpers/run-bin.js';
+import { BIN } from './support/run-bin.js';
 
 const run = promisify(execFile);
 

@@ -42,5 +42,7 @@ describe('sameCheckpoint', () => {
     expect(sameCheckpoint(base, base.with({ ts: '2025-01-01T00:00:00.001Z' }))).toBe(false);
     expect(sameCheckpoint(base, base.with({ interrupted: true }))).toBe(false);
     expect(sameCheckpoint(base, base.with({ interruptPayload: 'q' }))).toBe(false);
+    expect(sameCheckpoint(base, base.with({ error: { node: 'a', message: 'boom' } }))).toBe(false);
+    expect(sameCheckpoint(base, base.with({ meta: { stateVersion: 2 } }))).toBe(false);
   });
 });

@@ -1,9 +1,8 @@
-import type { Checkpointer } from '@flow/core';
+import { type Checkpointer, statusOf } from '@flow/core';
 import { confirm } from '../confirm.js';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { threadLabel } from '../format/label.js';
-import { statusOf } from '../format/records.js';
 import { plural } from './prune.js';
 import { threadNotFound } from './show.js';
 

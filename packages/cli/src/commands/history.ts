@@ -1,7 +1,7 @@
-import { type Checkpoint, type Checkpointer, createRedactor } from '@flow/core';
+import { type Checkpoint, type Checkpointer, createRedactor, statusOf } from '@flow/core';
 import type { Context } from '../context.js';
 import { formatAge } from '../format/age.js';
-import { checkpointJson, JsonArrayWriter, statusOf } from '../format/records.js';
+import { checkpointJson, JsonArrayWriter, type RunStatus } from '../format/records.js';
 import { isResumeClaim, type StepSummary } from '../format/resume-claim.js';
 import { stateVersionOf } from '../format/state-version.js';
 import { type Cell, TableWriter } from '../format/table.js';
@@ -33,7 +33,7 @@ async function* oneByOne(first: Checkpoint[], rest: AsyncIterator<Checkpoint[]>)
 }
 
 interface Row extends StepSummary {
-  status: ReturnType<typeof statusOf>;
+  status: RunStatus;
   ts: string;
   /** The state version the checkpoint was written with. */
   version: string;
@@ -91,7 +91,7 @@ export async function historyCommand(
       step: cp.step,
       next: cp.next,
       interrupted: cp.interrupted,
-      failed: (status as string) === 'failed',
+      failed: status === 'failed',
       status,
       ts: cp.ts,
       version: String(stateVersionOf(cp)),

@@ -19,6 +19,8 @@ export interface CheckpointContent {
   next: readonly string[];
   state: string;
   interruptPayload: string;
+  /** Digest of the run's error and the checkpoint's meta. */
+  extra: string;
 }
 
 /** The content of a checkpoint (see `CheckpointContent`). The revision is not part of it. */
@@ -32,6 +34,7 @@ export function checkpointContent(cp: Checkpoint): CheckpointContent {
     next: cp.next,
     state: contentDigest(cp.state),
     interruptPayload: contentDigest(cp.interruptPayload),
+    extra: contentDigest([cp.error, cp.meta]),
   };
 }
 
@@ -46,13 +49,14 @@ export function sameContent(a: CheckpointContent, b: CheckpointContent): boolean
     a.next.length === b.next.length &&
     a.next.every((node, i) => node === b.next[i]) &&
     a.state === b.state &&
-    a.interruptPayload === b.interruptPayload
+    a.interruptPayload === b.interruptPayload &&
+    a.extra === b.extra
   );
 }
 
 /**
  * Whether two checkpoints hold the same content: state and interrupt payload (by `contentDigest`'s rule),
- * frontier, interrupt fields and timestamp. The revision is ignored: it counts writes to one store, and a
+ * frontier, interrupt fields, timestamp, error and meta. The revision is ignored: it counts writes to one store, and a
  * copy starts it again at 1.
  */
 export function sameCheckpoint(a: Checkpoint, b: Checkpoint): boolean {

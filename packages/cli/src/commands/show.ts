@@ -1,12 +1,12 @@
-import { type Checkpoint, type Checkpointer, createRedactor } from '@flow/core';
+import { type Checkpoint, type Checkpointer, createRedactor, statusOf } from '@flow/core';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { formatAge } from '../format/age.js';
 import { prettyValue } from '../format/inspect.js';
 import { threadLabel } from '../format/label.js';
-import { checkpointJson, statusOf } from '../format/records.js';
+import { checkpointJson } from '../format/records.js';
 import { stateVersionOf } from '../format/state-version.js';
-import { statusStyle } from './threads.js';
+import { errorLabel, statusStyle } from './threads.js';
 
 /** Options of `flow show`. */
 export interface ShowOptions {
@@ -60,6 +60,7 @@ export async function showCommand(
   field('written', `${cp.ts} ${color.dim(`(${formatAge(cp.ts, ctx.io.now())})`)}`);
   field('revision', String(cp.revision));
   field('version', `${stateVersionOf(cp)} ${color.dim('(state version)')}`);
+  if (cp.error !== null) field('error', color.red(errorLabel(cp.error)));
   if (cp.interrupted || cp.interruptPayload !== null) {
     ctx.print(color.bold('interrupt payload'));
     ctx.print(prettyValue(redact(cp.interruptPayload), color.enabled));

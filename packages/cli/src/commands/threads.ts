@@ -1,9 +1,9 @@
-import type { Checkpointer, ThreadStatus } from '@flow/core';
+import type { Checkpointer, RunError, ThreadStatus } from '@flow/core';
 import type { Context } from '../context.js';
 import { formatAge } from '../format/age.js';
 import type { Palette } from '../format/color.js';
-import { threadLabel } from '../format/label.js';
-import { JsonArrayWriter, type RunStatus, statusOf, threadInfoJson } from '../format/records.js';
+import { messageLabel, tableThreadLabel } from '../format/label.js';
+import { JsonArrayWriter, type RunStatus, threadInfoJson, threadStatus } from '../format/records.js';
 import { TableWriter } from '../format/table.js';
 import { threadPages } from '../paging.js';
 
@@ -17,7 +17,15 @@ export interface ThreadsOptions {
 /** Colours a padded status word: interrupted runs wait for a person, so they stand out. */
 export function statusStyle(color: Palette, status: RunStatus): (text: string) => string {
   if (status === 'interrupted') return color.yellow;
+  if (status === 'failed') return color.red;
   return status === 'done' ? color.green : color.cyan;
+}
+
+/** A run's error on one line: `node: message` (no node when the step limit stopped the run). */
+export function errorLabel(error: RunError | null): string {
+  if (error === null) return '-';
+  const message = error.message.replace(/\s+/g, ' ').trim();
+  return messageLabel(error.node === null ? message : `${error.node}: ${message}`);
 }
 
 /** `flow threads`: one row per thread (thread, latest step, status, age), streamed page by page. */
@@ -33,22 +41,23 @@ export async function threadsCommand(ctx: Context, store: Checkpointer, opts: Th
     return;
   }
   const now = ctx.io.now();
+  // Listing failed runs is for finding out why they failed: the error goes in a last column.
+  const withError = opts.status === 'failed';
+  const header = ['THREAD', 'STEP', 'STATUS', 'AGE', ...(withError ? ['ERROR'] : [])];
   const table = new TableWriter(
-    [{ text: 'THREAD' }, { text: 'STEP' }, { text: 'STATUS' }, { text: 'AGE' }].map((c) => ({
-      ...c,
-      style: ctx.color.bold,
-    })),
+    header.map((text) => ({ text, style: ctx.color.bold })),
     (line) => ctx.print(line),
   );
   for await (const page of pages) {
     table.writePage(
       page.map((info) => {
-        const status = statusOf(info);
+        const status = threadStatus(info);
         return [
-          { text: threadLabel(info.thread) },
+          { text: tableThreadLabel(info.thread) },
           { text: String(info.latestStep) },
           { text: status, style: statusStyle(ctx.color, status) },
           { text: formatAge(info.ts, now), style: ctx.color.dim },
+          ...(withError ? [{ text: errorLabel(info.error) }] : []),
         ];
       }),
     );

@@ -1,14 +1,29 @@
-import type { Checkpoint, ThreadInfo } from '@flow/core';
-import { type PlainJson, toPlainJson } from '@flow/core';
+import {
+  type Checkpoint,
+  type PlainJson,
+  statusOf,
+  type ThreadInfo,
+  type ThreadStatus,
+  toPlainJson,
+} from '@flow/core';
 import { stateVersionOf } from './state-version.js';
 
 /** A thread's or checkpoint's status, as `listThreads({ status })` names it. */
-export type RunStatus = 'running' | 'interrupted' | 'done';
+export type RunStatus = ThreadStatus;
 
-/** `done`, `interrupted`, or `running` (neither). */
-export function statusOf(x: { done: boolean; interrupted: boolean }): RunStatus {
-  if (x.interrupted) return 'interrupted';
-  return x.done ? 'done' : 'running';
+/** A frontier that is not empty, for asking core's rule about a thread that is not done. */
+const SOME_FRONTIER: readonly string[] = ['…'];
+
+/**
+ * The status of a thread from its `ThreadInfo`, by core's `statusOf` (which reads a checkpoint's frontier:
+ * a `ThreadInfo` says only whether it is empty, through `done`).
+ */
+export function threadStatus(info: ThreadInfo): RunStatus {
+  return statusOf({
+    next: info.done ? [] : SOME_FRONTIER,
+    interrupted: info.interrupted,
+    error: info.failed ? (info.error ?? { node: null, message: '' }) : null,
+  });
 }
 
 /** The `--json` form of a `ThreadInfo`: exactly its fields, in a stable order. */
@@ -26,7 +41,7 @@ export function threadInfoJson(info: ThreadInfo): PlainJson {
 
 /**
  * The `--json` form of a checkpoint: the fields of `Checkpoint#toJSON()` (`thread`, `step`, `state`,
- * `next`, `interrupted`, `interruptNode`, `interruptPayload`, `ts`, `revision`, `done`), with `state` and
+ * `next`, `interrupted`, `interruptNode`, `interruptPayload`, `ts`, `revision`, `done`, `error`), with `state` and
  * `interruptPayload` rendered by `toPlainJson` after `redact`.
  */
 export function checkpointJson(cp: Checkpoint, redact: (value: unknown) => unknown = (v) => v): PlainJson {
@@ -42,6 +57,7 @@ export function checkpointJson(cp: Checkpoint, redact: (value: unknown) => unkno
     revision: cp.revision,
     done: cp.done,
     stateVersion: stateVersionOf(cp),
+    error: cp.error === null ? null : { node: cp.error.node, message: cp.error.message },
   };
 }
 

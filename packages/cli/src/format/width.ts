@@ -23,3 +23,20 @@ export function padEnd(text: string, width: number): string {
   const missing = width - displayWidth(text);
   return missing > 0 ? text + ' '.repeat(missing) : text;
 }
+
+/**
+ * `text` cut to at most `width` columns, ending in `…` when cut (whole grapheme clusters only, so an emoji
+ * or an accented letter is never split).
+ */
+export function truncateToWidth(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    const w = displayWidth(segment);
+    if (used + w > width - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}

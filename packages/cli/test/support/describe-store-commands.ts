@@ -129,6 +129,7 @@ export function describeStoreCommands(kind: StoreKind): void {
         revision: 1,
         done: false,
         stateVersion: 1,
+        error: null,
       });
     });
 
