@@ -25,3 +25,14 @@ cd "$here"
 npm run --silent typecheck
 npm run --silent build
 npx vitest run
+# The packed `flow` command on a mysql:// store, as a user types it: the CLI finds this plugin's store factory
+# by the package's name (test/flow-cli.test.ts, above, checks listings of a populated store).
+url="${FLOW_TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/test}"
+case "$url" in *\?*) sep='&' ;; *) sep='?' ;; esac
+store="${url}${sep}tablePrefix=ci_cli_$$_"
+npx --no-install flow setup --store "$store"
+test "$(npx --no-install flow threads --store "$store")" = "no threads"
+node --input-type=module -e "const m = await import('mysql2/promise'); const c = await m.createConnection(process.argv[1]);
+  for (const t of ['checkpoints', 'threads']) await c.query('DROP TABLE IF EXISTS ci_cli_$$_' + t);
+  await c.end();" "$url"
+echo "flow threads --store mysql://… ok"

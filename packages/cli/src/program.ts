@@ -1,5 +1,12 @@
 import { createRequire } from 'node:module';
-import { assertThreadId, type Checkpointer, isFlowError, MAX_STEP, type ThreadStatus } from '@flow/core';
+import {
+  assertThreadId,
+  type Checkpointer,
+  isFlowError,
+  MAX_STEP,
+  THREAD_STATUSES,
+  type ThreadStatus,
+} from '@flow/core';
 import { Command, Option } from 'commander';
 import { copyCommand } from './commands/copy.js';
 import { deleteCommand } from './commands/delete.js';
@@ -23,6 +30,14 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 const STORE_HELP =
   'the store: sqlite:PATH, PATH.db, file:DIR, postgres://…?schema=…, redis://…?prefix=… ' +
   '(default: $FLOW_STORE, else sqlite:flow.db)';
+
+/** How to pass a thread id that looks like an option, for the help of each command that takes one. */
+function oddIdHelp(command: string): string {
+  return (
+    '\nA thread id that starts with "-" goes last, after "--" (which ends the options):\n' +
+    `  flow ${command} --store sqlite:flow.db -- -odd-id`
+  );
+}
 
 /** Checks a THREAD argument up front, so a malformed id is a usage error rather than a storage one. */
 function threadArg(value: string): string {
@@ -62,7 +77,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
 
   /** Runs a command against the store of `--store`, closing it afterwards. */
   const onStore = (cmd: Command, options: OpenStoreOptions, fn: (store: Checkpointer) => Promise<void>) =>
-    withStore(storeOf(cmd, io), { ...options, serializer: storeSerializer(io.env) }, fn);
+    withStore(storeOf(cmd, io), { ...options, env: io.env, serializer: storeSerializer(io.env) }, fn);
   const json = () => new Option('--json', 'print one JSON document');
   const redact = () =>
     new Option('--redact <keys>', 'mask these keys (comma-separated) at any depth of the state and payload');
@@ -71,11 +86,9 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
     .command('threads')
     .description('list threads: thread, latest step, status, age')
     .addOption(
-      new Option('--status <status>', 'only threads in this state').choices([
-        'running',
-        'interrupted',
-        'done',
-      ]),
+      new Option('--status <status>', 'only threads in this state (failed: with their error)').choices(
+        THREAD_STATUSES,
+      ),
     )
     .option('--limit <n>', 'at most this many threads')
     .addOption(json())
@@ -93,6 +106,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
     .command('show')
     .description('print a checkpoint (the latest, or --step N) with its state')
     .argument('<thread>', 'the thread id')
+    .addHelpText('after', oddIdHelp('show'))
     .option('--step <n>', 'this step instead of the latest')
     .addOption(redact())
     .addOption(json())
@@ -114,6 +128,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
     .command('history')
     .description('list every step of a thread, newest first')
     .argument('<thread>', 'the thread id')
+    .addHelpText('after', oddIdHelp('history'))
     .addOption(redact())
     .addOption(json())
     .action(async (thread: string, opts: { redact?: string; json?: boolean }, cmd: Command) => {
@@ -127,6 +142,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
     .command('prune')
     .description("remove a thread's old checkpoints (never its latest)")
     .argument('<thread>', 'the thread id')
+    .addHelpText('after', oddIdHelp('prune --before-step 3'))
     .option('--before-step <n>', 'remove steps below N')
     .option(
       '--older-than <when>',
@@ -152,6 +168,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
     .command('delete')
     .description("remove a thread's whole history")
     .argument('<thread>', 'the thread id')
+    .addHelpText('after', oddIdHelp('delete --yes'))
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText(
       'after',
@@ -183,8 +200,8 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
       const thread = opts.thread === undefined ? undefined : threadArg(opts.thread);
       // Both sides with the same keys: a copy keeps thread and step, so its values stay readable.
       const serializer = storeSerializer(io.env);
-      await withStore(from, { mustExist: true, serializer }, (source) =>
-        withStore(to, { serializer }, async (target) => {
+      await withStore(from, { mustExist: true, env: io.env, serializer }, (source) =>
+        withStore(to, { env: io.env, serializer }, async (target) => {
           await copyCommand(ctx, source, target, thread === undefined ? {} : { thread });
         }),
       );

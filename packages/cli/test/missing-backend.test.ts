@@ -32,7 +32,8 @@ describe('a store whose backend package is not installed', () => {
     ['postgres://127.0.0.1/app?schema=x', '@flow/checkpoint-postgres'],
     ['redis://127.0.0.1:6379?prefix=x', '@flow/checkpoint-redis'],
   ])('%s names the package to install and exits 1', async (store, pkg) => {
-    const result = await runBin(['threads', '--store', store], { bin, cwd: dir });
+    // NODE_PATH (which pnpm sets for the tests) would show the workspace's packages to the resolver.
+    const result = await runBin(['threads', '--store', store], { bin, cwd: dir, env: { NODE_PATH: '' } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(

@@ -1,67 +1,79 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
+import { findStoreFactory } from '../src/store/backend-registry.js';
+import { openStore } from '../src/store/open-store.js';
 import { maskStore, parseStoreUrl, resolveStoreUrl } from '../src/store/store-url.js';
 
 describe('parseStoreUrl', () => {
-  it('reads sqlite: URLs and bare .db paths', () => {
-    expect(parseStoreUrl('sqlite:flow.db')).toMatchObject({ kind: 'sqlite', target: 'flow.db' });
-    expect(parseStoreUrl('sqlite:/var/lib/app/runs.sqlite')).toMatchObject({
-      target: '/var/lib/app/runs.sqlite',
+  it('takes the scheme of a URL, and reads a bare .db path as sqlite', () => {
+    expect(parseStoreUrl('sqlite:flow.db')).toMatchObject({ scheme: 'sqlite:', url: 'sqlite:flow.db' });
+    expect(parseStoreUrl('Postgres://db/app')).toMatchObject({ scheme: 'postgres:' });
+    expect(parseStoreUrl('mysql://db/app')).toMatchObject({ scheme: 'mysql:', url: 'mysql://db/app' });
+    expect(parseStoreUrl('./data/runs.db')).toMatchObject({
+      scheme: 'sqlite:',
+      url: 'sqlite:./data/runs.db',
     });
-    expect(parseStoreUrl('sqlite:///abs/x.db')).toMatchObject({ target: '/abs/x.db' });
-    expect(parseStoreUrl('sqlite::memory:')).toMatchObject({ target: ':memory:' });
-    expect(parseStoreUrl('./data/runs.db')).toMatchObject({ kind: 'sqlite', target: './data/runs.db' });
-    expect(parseStoreUrl('C:\\data\\runs.DB')).toMatchObject({ kind: 'sqlite', target: 'C:\\data\\runs.DB' });
+    expect(parseStoreUrl('C:\\data\\runs.DB')).toMatchObject({
+      scheme: 'sqlite:',
+      url: 'sqlite:C:\\data\\runs.DB',
+    });
+    expect(() => parseStoreUrl('runs')).toThrow(UsageError);
   });
 
-  it('reads file: paths and file:// URLs', () => {
-    expect(parseStoreUrl('file:./runs')).toMatchObject({ kind: 'file', target: './runs' });
-    expect(parseStoreUrl('file:///tmp/runs%20x')).toMatchObject({ kind: 'file', target: '/tmp/runs x' });
+  it('never prints a password', () => {
+    expect(parseStoreUrl('postgres://u:hunter2@db/app').display).toBe('postgres://u:***@db/app');
+    expect(maskStore('redis://:pw@h:6379')).toBe('redis://:***@h:6379');
+    expect(maskStore('redis://h:6379')).toBe('redis://h:6379');
   });
+});
 
-  it('strips ?schema= from a postgres URL and keeps the other parameters', () => {
-    const spec = parseStoreUrl('postgres://u:secret@db:5432/app?sslmode=disable&schema=tenant_1');
-    expect(spec).toMatchObject({
-      kind: 'postgres',
-      schema: 'tenant_1',
-      target: 'postgres://u:secret@db:5432/app?sslmode=disable',
-      display: 'postgres://u:***@db:5432/app?sslmode=disable&schema=tenant_1',
-    });
-    expect(parseStoreUrl('postgresql://db/app')).toMatchObject({
-      kind: 'postgres',
-      target: 'postgresql://db/app',
-    });
-    expect(parseStoreUrl('postgresql://db/app').schema).toBeUndefined();
+describe('store factories of the backends', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'flow-cli-factories-'));
   });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('strips ?prefix= from a redis URL', () => {
-    expect(parseStoreUrl('redis://127.0.0.1:6379/2?prefix=app:flow')).toMatchObject({
-      kind: 'redis',
-      prefix: 'app:flow',
-      target: 'redis://127.0.0.1:6379/2',
-    });
-    expect(parseStoreUrl('rediss://h:6380')).toMatchObject({ kind: 'redis', target: 'rediss://h:6380' });
-  });
-
-  it('rejects unknown schemes, empty paths and invalid schema or prefix names as usage errors', () => {
-    for (const bad of [
-      'mysql://db/app',
-      'runs',
-      'http://x/y.db',
-      'sqlite:',
-      'file:',
-      'postgres://db/app?schema=1bad',
-      'postgres://db/app?schema=a&schema=b',
-      'redis://h?prefix=has space',
-    ]) {
-      expect(() => parseStoreUrl(bad), bad).toThrow(UsageError);
+  it('are found by scheme, aliases included', async () => {
+    for (const scheme of ['sqlite:', 'file:', 'postgres:', 'postgresql:', 'redis:', 'rediss:']) {
+      expect((await findStoreFactory(scheme, {})).schemes).toContain(scheme);
     }
   });
 
-  it('never prints a password in its messages', () => {
-    expect(() => parseStoreUrl('postgres://u:hunter2@db/app?schema=-')).toThrow(/u:\*\*\*@db/);
-    expect(maskStore('redis://:pw@h:6379')).toBe('redis://:***@h:6379');
-    expect(maskStore('redis://h:6379')).toBe('redis://h:6379');
+  it('read sqlite: and file: paths and URLs, and with mustExist create nothing', async () => {
+    for (const url of [
+      `sqlite://${dir}/a.db`,
+      `sqlite:${dir}/b.db`,
+      `file://${dir}/c%20d`,
+      `file:${dir}/e`,
+    ]) {
+      await expect(openStore(parseStoreUrl(url), { mustExist: true })).rejects.toThrow(/^no store at /);
+      const store = await openStore(parseStoreUrl(url));
+      await store.setup();
+      await store.close();
+    }
+    for (const path of ['a.db', 'b.db', 'c d', 'e']) expect(existsSync(join(dir, path)), path).toBe(true);
+  });
+
+  it('turn a malformed URL into a usage error, without the password', async () => {
+    for (const bad of [
+      'sqlite:',
+      'file:',
+      'postgres://u:hunter2@db/app?schema=1bad',
+      'postgres://db/app?schema=a&schema=b',
+      'redis://h?prefix=has space',
+    ]) {
+      const error = await openStore(parseStoreUrl(bad)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, bad).toBeInstanceOf(UsageError);
+      expect(String(error)).not.toContain('hunter2');
+    }
   });
 });
 

@@ -56,6 +56,14 @@ export {
   THREAD_STATUSES,
   threadInfoOf,
 } from './status.js';
+export {
+  ifStoreExists,
+  type StoreFactory,
+  type StoreOpenOptions,
+  serializerOf,
+  storeUrlPath,
+  takeUrlParam,
+} from './store-factory.js';
 export { compareThreadIds } from './thread-order.js';
 export {
   assertIfRevision,

@@ -1,15 +1,7 @@
-import { existsSync } from 'node:fs';
-import type { Checkpointer, Serializer } from '@flow/core';
-import { CliError } from '../errors.js';
-import type { StoreKind, StoreSpec } from './store-url.js';
-
-/** The package and class that serve each kind of store. They are optional peer dependencies. */
-export const BACKEND_PACKAGES: Readonly<Record<StoreKind, { pkg: string; className: string }>> = {
-  sqlite: { pkg: '@flow/checkpoint-sqlite', className: 'SqliteCheckpointer' },
-  file: { pkg: '@flow/checkpoint-file', className: 'FileCheckpointer' },
-  postgres: { pkg: '@flow/checkpoint-postgres', className: 'PostgresCheckpointer' },
-  redis: { pkg: '@flow/checkpoint-redis', className: 'RedisCheckpointer' },
-};
+import { type Checkpointer, isFlowError, type Serializer } from '@flow/core';
+import { CliError, UsageError } from '../errors.js';
+import { findStoreFactory } from './backend-registry.js';
+import type { StoreSpec } from './store-url.js';
 
 /** Options of `openStore`. */
 export interface OpenStoreOptions {
@@ -22,89 +14,38 @@ export interface OpenStoreOptions {
   mustExist?: boolean;
   /** The serializer the store's values go through (the encrypted one `FLOW_KEYS` asks for). @default the backend's */
   serializer?: Serializer | undefined;
-}
-
-type BackendClass = new (target: string, options?: Record<string, unknown>) => Checkpointer;
-
-/** A server-backed checkpointer that can tell whether its store exists without creating it. */
-interface ExistenceCheck {
-  exists(): Promise<boolean>;
-}
-
-function canCheckExistence(store: Checkpointer): store is Checkpointer & ExistenceCheck {
-  return typeof (store as Partial<ExistenceCheck>).exists === 'function';
+  /** Where `FLOW_BACKENDS` is read. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 function noStore(spec: StoreSpec): CliError {
   return new CliError(`no store at ${spec.display} (run "flow setup --store ${spec.display}" to create one)`);
 }
 
-function isMissingPackage(error: unknown, pkg: string): boolean {
-  const e = error as { code?: unknown; message?: unknown };
-  return (
-    (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND') &&
-    typeof e.message === 'string' &&
-    // Only the backend itself: a missing dependency *of* the backend is a different, real error.
-    (e.message.includes(`'${pkg}'`) || e.message.includes(`"${pkg}"`))
-  );
-}
-
-async function loadBackend(kind: StoreKind): Promise<BackendClass> {
-  const { pkg, className } = BACKEND_PACKAGES[kind];
-  let mod: Record<string, unknown>;
+/**
+ * Opens the checkpointer for a parsed store URL through the store factory of the backend that serves its
+ * scheme, found among the installed packages (see docs/writing-a-checkpointer.md). The caller closes it
+ * (see `withStore`).
+ *
+ * @throws CliError when no installed backend serves the scheme (the message names the package to install)
+ *   or, with `mustExist`, when the store does not exist
+ * @throws UsageError when the backend finds the URL malformed (a bad path, schema or prefix)
+ */
+export async function openStore(spec: StoreSpec, options: OpenStoreOptions = {}): Promise<Checkpointer> {
+  const factory = await findStoreFactory(spec.scheme, options.env ?? process.env);
+  let store: Checkpointer | undefined;
   try {
-    // A variable specifier: the backend is resolved at run time, only when a store of its kind is used.
-    mod = (await import(pkg)) as Record<string, unknown>;
+    store = await factory.open(spec.url, {
+      mustExist: options.mustExist === true,
+      ...(options.serializer === undefined ? {} : { serializer: options.serializer }),
+    });
   } catch (error) {
-    if (isMissingPackage(error, pkg)) {
-      throw new CliError(`${kind} stores need ${pkg}, which is not installed: npm install ${pkg}`, {
-        cause: error,
-      });
+    if (isFlowError(error, 'INVALID_ARGUMENT')) {
+      throw new UsageError(`store "${spec.display}": ${error.message}`, { cause: error });
     }
     throw error;
   }
-  const ctor = mod[className];
-  if (typeof ctor !== 'function') throw new CliError(`${pkg} does not export ${className}`);
-  return ctor as BackendClass;
-}
-
-function serializerOption(options: OpenStoreOptions): { serializer?: Serializer } {
-  return options.serializer === undefined ? {} : { serializer: options.serializer };
-}
-
-/**
- * Opens the checkpointer for a parsed store URL, importing its backend package on demand.
- * The caller closes it (see `withStore`).
- *
- * @throws CliError when the backend package is not installed (the message names it) or, with `mustExist`,
- *   when the store does not exist
- */
-export async function openStore(spec: StoreSpec, options: OpenStoreOptions = {}): Promise<Checkpointer> {
-  const Backend = await loadBackend(spec.kind);
-  if (spec.kind === 'sqlite' || spec.kind === 'file') {
-    const inMemory = spec.kind === 'sqlite' && spec.target === ':memory:';
-    if (options.mustExist && !inMemory && !existsSync(spec.target)) throw noStore(spec);
-    return new Backend(spec.target, serializerOption(options));
-  }
-  // create: false makes the backend itself refuse to create a schema or prefix, even one that appears between
-  // the check below and the command's first call.
-  const backendOptions: Record<string, unknown> = {
-    ...serializerOption(options),
-    ...(options.mustExist ? { create: false } : {}),
-  };
-  if (spec.kind === 'postgres' && spec.schema !== undefined) backendOptions.schema = spec.schema;
-  if (spec.kind === 'redis' && spec.prefix !== undefined) backendOptions.prefix = spec.prefix;
-  const store = new Backend(spec.target, backendOptions);
-  if (options.mustExist && canCheckExistence(store)) {
-    const found = await store.exists().catch(async (error: unknown) => {
-      await store.close().catch(() => {});
-      throw error;
-    });
-    if (!found) {
-      await store.close().catch(() => {});
-      throw noStore(spec);
-    }
-  }
+  if (store === undefined) throw noStore(spec);
   return store;
 }
 
