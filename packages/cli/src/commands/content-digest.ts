@@ -27,26 +27,36 @@ class DigestWriter {
   }
 }
 
-function walk(value: unknown, out: DigestWriter): void {
+/** The digest text of a primitive (strings aside), or undefined for an object. */
+function primitiveText(value: unknown): string | undefined {
   switch (typeof value) {
-    case 'string':
-      return out.addString('s', value);
     case 'number':
       // Object.is semantics: -0 is not 0, NaN is NaN.
-      return out.add(`n${Object.is(value, -0) ? '-0' : String(value)};`);
+      return `n${Object.is(value, -0) ? '-0' : String(value)};`;
     case 'bigint':
-      return out.add(`i${value};`);
+      return `i${value};`;
     case 'boolean':
-      return out.add(value ? 't' : 'f');
+      return value ? 't' : 'f';
     case 'undefined':
-      return out.add('u');
+      return 'u';
     case 'object':
-      break;
+      return value === null ? 'z' : undefined;
     default:
       // Functions and symbols never reach a stored state (the serializer refuses them).
-      return out.addString('?', String(value));
+      return `?${String(value).length}:${String(value)}`;
   }
-  if (value === null) return out.add('z');
+}
+
+function walk(value: unknown, out: DigestWriter): void {
+  if (typeof value === 'string') {
+    out.addString('s', value);
+    return;
+  }
+  const text = primitiveText(value);
+  if (text !== undefined) {
+    out.add(text);
+    return;
+  }
   if (value instanceof Uint8Array) {
     // A Buffer and a Uint8Array with the same bytes are the same: the serializer gives either back.
     out.add(`b${value.byteLength}:`);
@@ -54,7 +64,10 @@ function walk(value: unknown, out: DigestWriter): void {
     out.hash.update(value);
     return;
   }
-  if (value instanceof Date) return out.add(`d${value.getTime()};`);
+  if (value instanceof Date) {
+    out.add(`d${value.getTime()};`);
+    return;
+  }
   if (value instanceof Map) {
     out.add(`M${value.size}:`);
     for (const [k, v] of value) {
@@ -69,7 +82,7 @@ function walk(value: unknown, out: DigestWriter): void {
     return;
   }
   // Object key order is ignored: Postgres JSONB reorders keys.
-  const keys = Object.keys(value).sort();
+  const keys = Object.keys(value as object).sort();
   out.add(`O${keys.length}:`);
   for (const key of keys) {
     out.addString('k', key);
