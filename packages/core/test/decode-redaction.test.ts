@@ -22,6 +22,8 @@ function record(state: string, interruptPayload = 'null'): CheckpointRecord {
     interruptPayload,
     ts: '2024-01-01T00:00:00.000Z',
     revision: 1,
+    error: null,
+    meta: '{}',
   };
 }
 
@@ -52,7 +54,7 @@ describe('decodeRecord never quotes stored state in a CorruptCheckpointError', (
 
   it("a custom serializer's own error message is left out too; a JSON position is kept", () => {
     const leaky: Serializer = {
-      serialize: JSON.stringify,
+      serialize: (value) => JSON.stringify(value),
       deserialize: (text) => {
         throw new TypeError(`bad input: ${text}`);
       },
