@@ -83,6 +83,21 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'error and meta as text',
+    sql: (s) => `
+      -- JSONB refuses U+0000 even escaped, and a run error's message may hold one (it comes from any thrown
+      -- error). Core hands both over as JSON text and reads them back as text, so text keeps them exactly.
+      ALTER TABLE ${s}.checkpoints
+        ALTER COLUMN error TYPE text USING error::text,
+        ALTER COLUMN meta DROP DEFAULT,
+        ALTER COLUMN meta TYPE text USING meta::text,
+        ALTER COLUMN meta SET DEFAULT '{}';
+      ALTER TABLE ${s}.threads
+        ALTER COLUMN error TYPE text USING error::text;
+    `,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -28,9 +28,9 @@ export function bind(statement: Statement, values: unknown[], prepared = true): 
 /** Columns of a checkpoint as read back: JSONB as text (parsed once, by the serializer), ts as epoch ms. */
 const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
   array_to_json(next)::text AS next, interrupted, interrupt_node,
-  interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error::text AS error, meta::text AS meta`;
+  interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta`;
 
-const THREAD_COLUMNS = `thread, latest_step, array_to_json(next)::text AS next, interrupted, error::text AS error,
+const THREAD_COLUMNS = `thread, latest_step, array_to_json(next)::text AS next, interrupted, error,
   ${epochMs('ts')} AS ts`;
 
 /**
@@ -82,7 +82,7 @@ function put(schema: string, s: string, write: string, writesFrom?: number): str
       RETURNING c.revision
     ), summary AS (
       INSERT INTO ${s}.threads AS t (thread, latest_step, next, interrupted, error, status, ts)
-      SELECT $1::text, $2::integer, $4::text[], $5::boolean, $9::jsonb, $11::text, $8::timestamptz
+      SELECT $1::text, $2::integer, $4::text[], $5::boolean, $9::text, $11::text, $8::timestamptz
       FROM cp
       ON CONFLICT (thread) DO UPDATE SET
         latest_step = EXCLUDED.latest_step, next = EXCLUDED.next, interrupted = EXCLUDED.interrupted,
@@ -97,7 +97,7 @@ function insert(s: string, onConflict: string): string {
     INSERT INTO ${s}.checkpoints AS c
       (thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta)
     SELECT $1::text, $2::integer, 1, $3::jsonb, $4::text[], $5::boolean, $6::text, $7::jsonb, $8::timestamptz,
-      $9::jsonb, $10::jsonb
+      $9::text, $10::text
     WHERE (SELECT count(*) FROM locked) >= 0
     ${onConflict}`;
 }
@@ -110,8 +110,8 @@ const OVERWRITE = `
 function updateIfRevision(s: string): string {
   return `UPDATE ${s}.checkpoints AS c SET
       revision = c.revision + 1, state = $3::jsonb, next = $4::text[], interrupted = $5::boolean,
-      interrupt_node = $6::text, interrupt_payload = $7::jsonb, ts = $8::timestamptz, error = $9::jsonb,
-      meta = $10::jsonb
+      interrupt_node = $6::text, interrupt_payload = $7::jsonb, ts = $8::timestamptz, error = $9::text,
+      meta = $10::text
     WHERE c.thread = $1::text AND c.step = $2::integer AND c.revision = $${PUT_PARAMS + 1}::bigint
       AND (SELECT count(*) FROM locked) >= 0`;
 }

@@ -33,6 +33,16 @@ describe('the schema', () => {
     expect(await column('threads', 'thread')).toMatchObject({ collation_name: 'C' });
   });
 
+  it('keeps error and meta as text, which a run error holding U+0000 needs (JSONB refuses it)', async () => {
+    for (const [table, name] of [
+      ['checkpoints', 'error'],
+      ['checkpoints', 'meta'],
+      ['threads', 'error'],
+    ] as const) {
+      expect(await column(table, name), `${table}.${name}`).toMatchObject({ data_type: 'text' });
+    }
+  });
+
   it('has a partial index on interrupted threads, which the interrupted listing uses', async () => {
     const { rows } = await admin.query(
       'SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2',
@@ -77,6 +87,7 @@ describe('the schema', () => {
     expect(rows).toEqual([
       { version: 1, name: 'checkpoints and thread summaries' },
       { version: 2, name: 'failed runs, meta, per-step writes and leases' },
+      { version: 3, name: 'error and meta as text' },
     ]);
   });
 });

@@ -46,9 +46,7 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     args: [url, { schema: cp.schema }],
   }),
   cleanup: (cp) => dropSchema(url, cp.schema),
-  // failedRuns stays undeclared while error and meta are JSONB columns: JSONB refuses U+0000, so a run
-  // error whose message holds one cannot be stored (the failed-runs suite puts exactly that).
-  capabilities: { writes: true, leases: true },
+  capabilities: { writes: true, leases: true, failedRuns: true },
 };
 
 /** Registers one part of the kit, under the same `describe('postgres')` as describeCheckpointer would. */
