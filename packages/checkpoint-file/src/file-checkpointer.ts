@@ -5,13 +5,18 @@ import {
   type CheckpointRecord,
   InvalidArgumentError,
   jsonSerializer,
+  type Lease,
+  type LeaseRecord,
+  type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
   type NormalizedPruneBounds,
   type ThreadInfo,
+  type WriteRecord,
 } from '@flow/core';
 import type { FileLockOptions } from './file-lock.js';
 import { Layout, stepFileName, TRASH_PREFIX, uniqueName } from './layout.js';
+import { dropLeaseFile, extendLeaseFile, readLeaseFile, writeLeaseFile } from './lease-file.js';
 import { mapLimit } from './map-limit.js';
 import { type FileCheckpointerOptions, lockTimings } from './options.js';
 import { ensureRoot, mkdirPrivate, syncDir } from './private-fs.js';
@@ -20,6 +25,13 @@ import { readThreads } from './read-threads.js';
 import { readStepFile } from './step-file.js';
 import { entriesOf, listSteps, repairSummary, sweepTemps } from './thread-dir.js';
 import { withThreadLock } from './thread-lock.js';
+import {
+  createWriteFiles,
+  ensureStepWritesDir,
+  publishPending,
+  readWriteFiles,
+  settleStages,
+} from './write-files.js';
 import { writeStep } from './write-step.js';
 
 /** How many files one call reads at once. */
@@ -77,6 +89,52 @@ export class FileCheckpointer extends BaseCheckpointer {
     return this.#locked(record.thread, () =>
       writeStep(this.#layout.threadDir(record.thread), record, ifRevision, this.#rawJson),
     );
+  }
+
+  protected override writeRecordWithWrites(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): Promise<number> {
+    return this.#locked(record.thread, () =>
+      writeStep(this.#layout.threadDir(record.thread), record, ifRevision, this.#rawJson, writes),
+    );
+  }
+
+  protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+    if (writes.length === 0) return Promise.resolve();
+    return this.#locked(thread, async () => {
+      const dir = await this.#threadDirFor(thread);
+      // Values a put staged came first: publish them before adding any.
+      await publishPending(dir, thread, step);
+      await createWriteFiles(await ensureStepWritesDir(dir, step), writes);
+    });
+  }
+
+  protected override readWrites(thread: string, step: number): Promise<WriteRecord[]> {
+    return this.#track(() => readWriteFiles(this.#layout.threadDir(thread), thread, step));
+  }
+
+  protected override writeLease(
+    thread: string,
+    lease: LeaseRecord,
+    replace: string | undefined,
+  ): Promise<LeaseResult> {
+    return this.#locked(thread, async () =>
+      writeLeaseFile(await this.#threadDirFor(thread), thread, lease, replace),
+    );
+  }
+
+  protected override extendLease(thread: string, owner: string, ttlMs: number): Promise<boolean> {
+    return this.#locked(thread, () => extendLeaseFile(this.#layout.threadDir(thread), thread, owner, ttlMs));
+  }
+
+  protected override dropLease(thread: string, owner: string): Promise<void> {
+    return this.#locked(thread, () => dropLeaseFile(this.#layout.threadDir(thread), thread, owner));
+  }
+
+  protected override readLease(thread: string): Promise<Lease | undefined> {
+    return this.#track(() => readLeaseFile(this.#layout.threadDir(thread), thread));
   }
 
   protected readRecord(thread: string, step: number | undefined): Promise<CheckpointRecord | undefined> {
@@ -150,11 +208,19 @@ export class FileCheckpointer extends BaseCheckpointer {
           const dir = this.#layout.threadDir(thread);
           const entries = await entriesOf(dir);
           await sweepTemps(dir, entries);
+          await settleStages(dir, thread, entries);
           await repairSummary(dir, thread, entries);
         }
         return fn();
       }),
     );
+  }
+
+  /** The thread's directory, created (`0o700`, durably) if missing: a write or lease may come first. */
+  async #threadDirFor(thread: string): Promise<string> {
+    const dir = this.#layout.threadDir(thread);
+    if (await mkdirPrivate(dir)) await syncDir(this.#layout.threads);
+    return dir;
   }
 
   /** Runs an operation and remembers it until it settles, so `close()` can wait for it. */

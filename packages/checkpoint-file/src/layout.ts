@@ -7,6 +7,9 @@ import { threadName } from './thread-name.js';
  *
  *     <root>/threads/<thread-name>/0000000042.json   one file per step
  *     <root>/threads/<thread-name>/thread.json       the thread's summary (for listThreads)
+ *     <root>/threads/<thread-name>/lease.json        the thread's lease, if one was taken
+ *     <root>/threads/<thread-name>/writes/0000000042/<hash>.json   one file per write of step 42
+ *     <root>/threads/<thread-name>/.stage-0000000042-<random>      a put's writes, until published
  *     <root>/threads/<thread-name>/.tmp-*            a write in progress (or left by a crash)
  *     <root>/threads/.trash-*                        a thread being deleted
  *     <root>/locks/<thread-name>.lock                a per-thread lock, present only while held
@@ -41,6 +44,36 @@ export class Layout {
 export const SUMMARY_FILE = 'thread.json';
 /** Prefix of temp files; they start with `.`, so they never look like a step file or a thread. */
 export const TEMP_PREFIX = '.tmp-';
+/** The lease file's name inside a thread directory. */
+export const LEASE_FILE = 'lease.json';
+/** The directory of a thread's writes, one subdirectory per step. */
+export const WRITES_DIR = 'writes';
+/** Prefix of staging directories (writes of a put with writes, before they are published). */
+export const STAGE_PREFIX = '.stage-';
+
+const STAGE_NAME = /^\.stage-(\d{10})-[0-9a-f]{12}$/;
+
+/** A staging directory's name for `step`: the step first, so recovery and prune know whose it is. */
+export function stageName(step: number): string {
+  return `${STAGE_PREFIX}${String(step).padStart(10, '0')}-${randomBytes(6).toString('hex')}`;
+}
+
+/** Whether `name` is a staging directory's name (so a name read from a file is a safe path component). */
+export function isStageName(name: unknown): name is string {
+  return typeof name === 'string' && STAGE_NAME.test(name);
+}
+
+/** The step a staging directory's name belongs to, or `undefined` for anything else. */
+export function stageStepOf(name: string): number | undefined {
+  const m = STAGE_NAME.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** `writes/0000000042`: the directory of one step's writes, inside a thread directory. */
+export function stepWritesDir(threadDir: string, step: number): string {
+  return join(threadDir, WRITES_DIR, String(step).padStart(10, '0'));
+}
+
 /** Prefix of thread directories renamed away by `deleteThread` before they are removed. */
 export const TRASH_PREFIX = '.trash-';
 

@@ -1,6 +1,7 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NormalizedPruneBounds } from '@flow/core';
-import { stepFileName, stepsOf } from './layout.js';
+import { stageStepOf, stepFileName, stepsOf, stepWritesDir } from './layout.js';
 import { mapLimit } from './map-limit.js';
 import { removeFile, syncDir } from './private-fs.js';
 import { readStepHeader } from './step-file.js';
@@ -35,5 +36,13 @@ export async function pruneSteps(
   }
   for (const s of doomed) await removeFile(join(dir, stepFileName(s)));
   if (doomed.length > 0) await syncDir(dir);
+  // Their writes go after the step files: a crash in between leaves writes of a removed step (which the
+  // next prune does not see), never a kept checkpoint without its writes.
+  const gone = new Set(doomed);
+  for (const s of doomed) await rm(stepWritesDir(dir, s), { recursive: true, force: true });
+  for (const name of entries) {
+    const s = stageStepOf(name);
+    if (s !== undefined && gone.has(s)) await rm(join(dir, name), { recursive: true, force: true });
+  }
   return doomed.length;
 }

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { compareThreadIds, type ListThreadsOptions, type ThreadInfo, type ThreadStatus } from '@flow/core';
+import {
+  compareThreadIds,
+  type ListThreadsOptions,
+  statusOf,
+  type ThreadInfo,
+  type ThreadStatus,
+} from '@flow/core';
 import { SUMMARY_FILE } from './layout.js';
 import { mapLimit } from './map-limit.js';
 import { readSummary } from './summary-file.js';
@@ -26,7 +32,7 @@ export async function readThreads(
   const { after, status, limit } = opts;
   let out = infos.filter((i) => i !== undefined).sort((a, b) => compareThreadIds(a.thread, b.thread));
   if (after !== undefined) out = out.filter((i) => compareThreadIds(i.thread, after) > 0);
-  if (status !== undefined) out = out.filter((i) => statusOf(i) === status);
+  if (status !== undefined) out = out.filter((i) => statusOfInfo(i) === status);
   return limit === undefined ? out : out.slice(0, limit);
 }
 
@@ -50,6 +56,9 @@ async function threadInfo(dir: string, name: string, locked: boolean): Promise<T
   return info !== undefined && threadName(info.thread) === name ? info : undefined;
 }
 
-function statusOf(info: ThreadInfo): ThreadStatus {
-  return info.interrupted ? 'interrupted' : info.done ? 'done' : info.failed ? 'failed' : 'running';
+const UNFINISHED: readonly string[] = [''];
+
+/** Core's status rule over a summary (which keeps `done`, not the frontier). */
+function statusOfInfo(info: ThreadInfo): ThreadStatus {
+  return statusOf({ next: info.done ? [] : UNFINISHED, interrupted: info.interrupted, error: info.error });
 }

@@ -1,5 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
 import { type CheckpointRecord, CorruptCheckpointError, redactDecodeError } from '@flow/core';
+import { isStageName } from './layout.js';
 import { hasCode } from './private-fs.js';
 
 /**
@@ -9,7 +10,8 @@ import { hasCode } from './private-fs.js';
  * them twice.
  */
 export interface StepHeader {
-  format: 1;
+  /** 2 since runs record `error` and `meta`; a format-1 file (written before) reads as error null, meta `{}`. */
+  format: 1 | 2;
   thread: string;
   step: number;
   revision: number;
@@ -17,6 +19,15 @@ export interface StepHeader {
   next: string[];
   interrupted: boolean;
   interruptNode: string | null;
+  /** JSON text of the run's error, or null (absent in format 1). */
+  error?: string | null;
+  /** JSON text of the checkpoint's meta (absent in format 1). */
+  meta?: string;
+  /**
+   * The staging directory holding the writes put with this checkpoint, until they are published into
+   * `writes/` (see write-files.ts). Absent when the put had no writes.
+   */
+  staged?: string;
   /** `true`: the two fields hold JSON strings wrapping the serializer's text; `false`: the text itself. */
   text: boolean;
   payloadBytes: number;
@@ -32,11 +43,16 @@ const HEADER_CHUNK = 16 * 1024;
  * The bytes of a step file. `rawJson` says the serializer's output is JSON (the default serializer's
  * is) and goes in as it is; other text is wrapped in a JSON string so the file stays valid JSON.
  */
-export function encodeStepFile(record: CheckpointRecord, revision: number, rawJson: boolean): Buffer {
+export function encodeStepFile(
+  record: CheckpointRecord,
+  revision: number,
+  rawJson: boolean,
+  staged?: string,
+): Buffer {
   const payload = rawJson ? record.interruptPayload : JSON.stringify(record.interruptPayload);
   const state = rawJson ? record.state : JSON.stringify(record.state);
   const header: StepHeader = {
-    format: 1,
+    format: 2,
     thread: record.thread,
     step: record.step,
     revision,
@@ -44,6 +60,9 @@ export function encodeStepFile(record: CheckpointRecord, revision: number, rawJs
     next: [...record.next],
     interrupted: record.interrupted,
     interruptNode: record.interruptNode,
+    error: record.error,
+    meta: record.meta,
+    ...(staged === undefined ? {} : { staged }),
     text: !rawJson,
     payloadBytes: Buffer.byteLength(payload),
     stateBytes: Buffer.byteLength(state),
@@ -77,7 +96,7 @@ function parseHeader(
   const ok =
     typeof h === 'object' &&
     h !== null &&
-    h.format === 1 &&
+    (h.format === 1 || h.format === 2) &&
     typeof h.ts === 'string' &&
     Number.isSafeInteger(h.revision) &&
     h.revision > 0 &&
@@ -89,7 +108,11 @@ function parseHeader(
     Number.isSafeInteger(h.payloadBytes) &&
     h.payloadBytes >= 0 &&
     Number.isSafeInteger(h.stateBytes) &&
-    h.stateBytes >= 0;
+    h.stateBytes >= 0 &&
+    (h.format === 1 ||
+      ((h.error === null || typeof h.error === 'string') &&
+        typeof h.meta === 'string' &&
+        (h.staged === undefined || isStageName(h.staged))));
   if (!ok) throw corrupt(path, 'malformed header');
   if (typeof h.thread !== 'string' || (thread !== undefined && h.thread !== thread) || h.step !== step) {
     throw corrupt(path, `holds thread ${JSON.stringify(h.thread)} step ${h.step}, not this one`);
@@ -163,9 +186,8 @@ export function decodeStepFile(buf: Buffer, path: string, thread: string, step: 
     interruptPayload: decodeField(buf, payloadAt, h.payloadBytes, h.text, path),
     ts: h.ts,
     revision: h.revision,
-    // Not stored by this format yet: every record reads as not failed, without meta.
-    error: null,
-    meta: '{}',
+    error: h.error ?? null,
+    meta: h.meta ?? '{}',
   };
 }
 

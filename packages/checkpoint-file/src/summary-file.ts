@@ -14,9 +14,16 @@ export function encodeSummary(info: ThreadInfo): Buffer {
 
 /** The summary a step header implies when that step is the thread's latest. */
 export function summaryOf(
-  h: Pick<StepHeader, 'thread' | 'step' | 'next' | 'interrupted' | 'ts'>,
+  h: Pick<StepHeader, 'thread' | 'step' | 'next' | 'interrupted' | 'ts' | 'error'>,
 ): ThreadInfo {
-  return threadInfoOf({ thread: h.thread, step: h.step, next: h.next, interrupted: h.interrupted, ts: h.ts });
+  return threadInfoOf({
+    thread: h.thread,
+    step: h.step,
+    next: h.next,
+    interrupted: h.interrupted,
+    error: h.error ?? null,
+    ts: h.ts,
+  });
 }
 
 const UNFINISHED: readonly string[] = [''];
@@ -38,7 +45,11 @@ export async function readSummary(path: string): Promise<ThreadInfo | undefined>
       Number.isSafeInteger(s.latestStep) &&
       typeof s.interrupted === 'boolean' &&
       typeof s.done === 'boolean' &&
-      typeof s.ts === 'string';
+      typeof s.ts === 'string' &&
+      // A summary written before runs recorded errors has none.
+      (s.error === undefined ||
+        s.error === null ||
+        (typeof s.error === 'object' && typeof s.error.message === 'string'));
     if (!ok) return undefined;
     // The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier.
     return threadInfoOf({
@@ -46,6 +57,7 @@ export async function readSummary(path: string): Promise<ThreadInfo | undefined>
       step: s.latestStep,
       next: s.done ? [] : UNFINISHED,
       interrupted: s.interrupted,
+      error: s.error ?? null,
       ts: s.ts,
     });
   } catch {

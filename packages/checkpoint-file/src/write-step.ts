@@ -1,11 +1,12 @@
-import { rename } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { CheckpointConflict, type CheckpointRecord, type ThreadInfo } from '@flow/core';
-import { SUMMARY_FILE, stepFileName } from './layout.js';
+import { CheckpointConflict, type CheckpointRecord, type ThreadInfo, type WriteRecord } from '@flow/core';
+import { SUMMARY_FILE, stageName, stepFileName } from './layout.js';
 import { mkdirPrivate, removeFile, syncDir } from './private-fs.js';
 import { encodeStepFile, readStepHeader } from './step-file.js';
 import { encodeSummary, readSummary, summaryOf } from './summary-file.js';
 import { commitFile, listSteps, summaryFromSteps, writeTemp } from './thread-dir.js';
+import { createWriteFiles, publishStage } from './write-files.js';
 
 /**
  * Stores one step in the thread directory `dir` (created `0o700` if missing). Called with the thread lock
@@ -18,29 +19,38 @@ export async function writeStep(
   record: CheckpointRecord,
   ifRevision: number | undefined,
   rawJson: boolean,
+  writes: readonly WriteRecord[] = [],
 ): Promise<number> {
   const { thread, step } = record;
   const file = join(dir, stepFileName(step));
   const summaryPath = join(dir, SUMMARY_FILE);
-  const current = (await readStepHeader(file, thread, step))?.revision ?? 0;
+  const header = await readStepHeader(file, thread, step);
+  const current = header?.revision ?? 0;
   if (ifRevision !== undefined && ifRevision !== current) {
     throw new CheckpointConflict({ thread, step, expected: ifRevision, actual: current, backend: 'file' });
   }
+  // The new step file will not name the old one's staging directory: publish what it still holds.
+  if (header?.staged !== undefined) await publishStage(dir, step, header.staged);
   const revision = current + 1;
   // A new thread directory is an entry of threads/, which must be durable too.
   if (await mkdirPrivate(dir)) await syncDir(dirname(dir));
   const summary = await nextSummary(dir, record, summaryPath);
-  // Both files are fully written before either is moved into place.
-  const stepTemp = await writeTemp(dir, encodeStepFile(record, revision, rawJson), true);
+  // The writes go to a staging directory the step file names: readers see them once (and only if) the
+  // step file is in place; they are published into writes/ after it.
+  const stage = writes.length > 0 ? await stageWrites(dir, step, writes) : undefined;
+  let stepTemp: string | undefined;
   let summaryTemp: string | undefined;
   try {
+    // Both files are fully written before either is moved into place.
+    stepTemp = await writeTemp(dir, encodeStepFile(record, revision, rawJson, stage), true);
     if (summary !== undefined) summaryTemp = await writeTemp(dir, encodeSummary(summary), false);
     if (!(await commitFile(stepTemp, file, ifRevision === 0))) {
       const actual = (await readStepHeader(file, thread, step))?.revision ?? 0;
       throw new CheckpointConflict({ thread, step, expected: 0, actual, backend: 'file' });
     }
   } catch (error) {
-    await removeFile(stepTemp).catch(() => {});
+    if (stepTemp !== undefined) await removeFile(stepTemp).catch(() => {});
+    if (stage !== undefined) await rm(join(dir, stage), { recursive: true, force: true }).catch(() => {});
     if (summaryTemp !== undefined) await removeFile(summaryTemp).catch(() => {});
     throw error;
   }
@@ -54,7 +64,22 @@ export async function writeStep(
     });
   }
   await syncDir(dir);
+  // Committed: should publishing fail, the next locked call on the step (or recovery) finishes it.
+  if (stage !== undefined) await publishStage(dir, step, stage).catch(() => {});
   return revision;
+}
+
+/** Writes a put's writes, each fsynced, into a new `0o700` staging directory; resolves with its name. */
+async function stageWrites(dir: string, step: number, writes: readonly WriteRecord[]): Promise<string> {
+  const stage = stageName(step);
+  await mkdirPrivate(join(dir, stage));
+  try {
+    await createWriteFiles(join(dir, stage), writes);
+  } catch (error) {
+    await rm(join(dir, stage), { recursive: true, force: true }).catch(() => {});
+    throw error;
+  }
+  return stage;
 }
 
 /** The summary once `record` lands, or `undefined` when the current one stays right. */

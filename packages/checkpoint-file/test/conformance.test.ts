@@ -16,4 +16,5 @@ describeCheckpointer('file', {
   }),
   cleanup: async (cp) => rm(join(cp.dir, '..'), { recursive: true, force: true }),
   timeout: 20_000,
+  capabilities: { writes: true, leases: true, failedRuns: true },
 });

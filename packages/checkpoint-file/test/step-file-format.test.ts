@@ -21,7 +21,7 @@ describe('a step file', () => {
     );
     const doc = JSON.parse(await readFile(fileOf('a/b', 3), 'utf8'));
     expect(doc).toMatchObject({
-      format: 1,
+      format: 2,
       thread: 'a/b',
       step: 3,
       revision: 2,
@@ -59,14 +59,11 @@ describe('a step file', () => {
       interruptPayload: '",\\"interruptPayload\\":"',
       ts: '2026-01-01T00:00:00.000Z',
       revision: 0,
+      error: '{"node":",\\"state\\":","message":",\\"interruptPayload\\":"}',
+      meta: '{"k":",\\"interruptPayload\\":"}',
     };
     const bytes = encodeStepFile(record, 7, true);
-    expect(decodeStepFile(bytes, 'f', thread, 1)).toEqual({
-      ...record,
-      revision: 7,
-      error: null,
-      meta: '{}',
-    });
+    expect(decodeStepFile(bytes, 'f', thread, 1)).toEqual({ ...record, revision: 7 });
   });
 
   it('has its header read alone even when it is longer than one read chunk', async () => {
