@@ -3,21 +3,34 @@ import {
   type BaseCheckpointerOptions,
   CheckpointConflict,
   type CheckpointRecord,
+  compareWrites,
   InvalidArgumentError,
+  type Lease,
+  type LeaseRecord,
+  type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,
   type NormalizedPruneBounds,
   SerializationError,
   type ThreadInfo,
+  type WriteRecord,
 } from '@flow/core';
 import type { MysqlPool, MysqlQueryable, MysqlWriteResult } from './driver.js';
 import { createPool, isPool } from './pool.js';
-import { type CheckpointRow, type ThreadRow, toRecord, toThreadInfo } from './rows.js';
+import {
+  type CheckpointRow,
+  type LeaseRow,
+  type ThreadRow,
+  toLease,
+  toRecord,
+  toThreadInfo,
+} from './rows.js';
 import { createTables, type Tables, tablesFor } from './schema.js';
-import { buildStatements, type Statements } from './statements.js';
+import { buildStatements, type Statements, WRITES_PER_INSERT } from './statements.js';
 import { assertTablePrefix } from './table-prefix.js';
 import { inTransaction } from './transaction.js';
+import { writeHash } from './write-hash.js';
 
 /** Options of `MysqlCheckpointer`. */
 export interface MysqlCheckpointerOptions extends BaseCheckpointerOptions {
@@ -87,8 +100,26 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     return createTables(this.#pool, this.#tables);
   }
 
-  protected async writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    return this.#put(record, ifRevision, []);
+  }
+
+  protected override writeRecordWithWrites(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): Promise<number> {
+    return this.#put(record, ifRevision, writes);
+  }
+
+  /** The put and its writes in one transaction: a conflict throws before any write, and rolls back. */
+  async #put(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): Promise<number> {
     assertStorable(record);
+    assertWritesStorable(record.thread, record.step, writes);
     const { thread, step } = record;
     const next = JSON.stringify(record.next);
     const ts = Date.parse(record.ts);
@@ -99,6 +130,8 @@ export class MysqlCheckpointer extends BaseCheckpointer {
       record.interruptNode,
       record.interruptPayload,
       record.state,
+      record.error,
+      record.meta,
     ];
     const done = record.next.length === 0 && !record.interrupted;
     return inTransaction(this.#pool, async (db) => {
@@ -118,9 +151,85 @@ export class MysqlCheckpointer extends BaseCheckpointer {
         await db.execute(this.#sql.upsert, [thread, step, ...fields]);
         revision = (await this.#revisionOf(db, thread, step)) ?? 1;
       }
-      await db.execute(this.#sql.upsertSummary, [thread, step, record.interrupted, done, ts]);
+      await db.execute(this.#sql.upsertSummary, [thread, step, record.interrupted, done, record.error, ts]);
+      await this.#insertWrites(db, thread, step, writes);
       return revision;
     });
+  }
+
+  protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+    assertWritesStorable(thread, step, writes);
+    if (writes.length === 0) return;
+    await inTransaction(this.#pool, (db) => this.#insertWrites(db, thread, step, writes));
+  }
+
+  protected override async readWrites(thread: string, step: number): Promise<WriteRecord[]> {
+    const [rows] = await this.#pool.execute(this.#sql.getWrites, [thread, step]);
+    // Core's code-point order, not the collation's: the rule lives once.
+    return (rows as WriteRecord[]).map(({ node, key, value }) => ({ node, key, value })).sort(compareWrites);
+  }
+
+  /**
+   * Inserts the batch in order, in statements of at most WRITES_PER_INSERT rows whose sizes are powers of
+   * two: a handful of distinct statement texts, so the driver's prepared-statement cache stays small.
+   */
+  async #insertWrites(
+    db: MysqlQueryable,
+    thread: string,
+    step: number,
+    writes: WriteRecord[],
+  ): Promise<void> {
+    for (let at = 0; at < writes.length; ) {
+      let size = WRITES_PER_INSERT;
+      while (size > writes.length - at) size /= 2;
+      const values = writes
+        .slice(at, at + size)
+        .flatMap((w) => [thread, step, writeHash(w.node, w.key), w.node, w.key, w.value]);
+      await db.execute(this.#sql.insertWrites(size), values);
+      at += size;
+    }
+  }
+
+  protected override writeLease(
+    thread: string,
+    lease: LeaseRecord,
+    replace: string | undefined,
+  ): Promise<LeaseResult> {
+    return inTransaction(this.#pool, async (db) => {
+      await db.execute(this.#sql.acquireLease, [
+        thread,
+        lease.owner,
+        lease.host,
+        lease.pid,
+        lease.ttlMs * 1000,
+        replace ?? '',
+      ]);
+      // The upsert locked the row: what it holds now is what the statement decided.
+      const [rows] = await db.execute(this.#sql.leaseRow, [thread]);
+      const stored = toLease(thread, (rows as LeaseRow[])[0]!);
+      return stored.owner === lease.owner
+        ? { acquired: true, lease: stored }
+        : { acquired: false, holder: stored };
+    });
+  }
+
+  protected override extendLease(thread: string, owner: string, ttlMs: number): Promise<boolean> {
+    return inTransaction(this.#pool, async (db) => {
+      const [rows] = await db.execute(this.#sql.liveLeaseOf, [thread, owner]);
+      if ((rows as unknown[]).length === 0) return false;
+      await db.execute(this.#sql.renewLease, [ttlMs * 1000, thread]);
+      return true;
+    });
+  }
+
+  protected override async dropLease(thread: string, owner: string): Promise<void> {
+    await this.#pool.execute(this.#sql.releaseLease, [thread, owner]);
+  }
+
+  protected override async readLease(thread: string): Promise<Lease | undefined> {
+    const [rows] = await this.#pool.execute(this.#sql.getLease, [thread]);
+    const row = (rows as LeaseRow[])[0];
+    return row && toLease(thread, row);
   }
 
   protected async readRecord(
@@ -155,16 +264,23 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     return inTransaction(this.#pool, async (db) => {
       const [result] = await db.execute(this.#sql.deleteCheckpoints, [thread]);
       await db.execute(this.#sql.deleteSummary, [thread]);
+      await db.execute(this.#sql.deleteWrites, [thread]);
+      await db.execute(this.#sql.deleteLease, [thread]);
       return (result as MysqlWriteResult).affectedRows;
     });
   }
 
-  protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+  protected removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
+    const olderThan = bounds.olderThan !== undefined;
     const values: unknown[] = [thread, bounds.beforeStep ?? NO_STEP_BOUND];
     if (bounds.olderThan !== undefined) values.push(Date.parse(bounds.olderThan));
     values.push(thread);
-    const [result] = await this.#pool.execute(this.#sql.prune(bounds.olderThan !== undefined), values);
-    return (result as MysqlWriteResult).affectedRows;
+    // The steps' writes first, while their checkpoints still say which steps go.
+    return inTransaction(this.#pool, async (db) => {
+      await db.execute(this.#sql.pruneWrites(olderThan), [thread, ...values]);
+      const [result] = await db.execute(this.#sql.prune(olderThan), values);
+      return (result as MysqlWriteResult).affectedRows;
+    });
   }
 
   protected async release(): Promise<void> {
@@ -209,6 +325,18 @@ function assertStorable(record: CheckpointRecord): void {
       throw new SerializationError(
         `[flow:mysql] ${field} of thread ${JSON.stringify(record.thread)} step ${record.step} holds a lone ` +
           'UTF-16 surrogate, which has no UTF-8 form',
+      );
+    }
+  }
+}
+
+/** The same refusal for write values (node and key are checked by core: no lone surrogates there). */
+function assertWritesStorable(thread: string, step: number, writes: readonly WriteRecord[]): void {
+  for (const w of writes) {
+    if (!w.value.isWellFormed()) {
+      throw new SerializationError(
+        `[flow:mysql] the write ${JSON.stringify(w.node)}/${JSON.stringify(w.key)} of thread ` +
+          `${JSON.stringify(thread)} step ${step} holds a lone UTF-16 surrogate, which has no UTF-8 form`,
       );
     }
   }

@@ -1,4 +1,10 @@
-import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo, threadInfoOf } from '@flow/core';
+import {
+  type CheckpointRecord,
+  CorruptCheckpointError,
+  type Lease,
+  type ThreadInfo,
+  threadInfoOf,
+} from '@flow/core';
 
 /** A checkpoint row as the statements select it (mysql2 returns BIGINT as number, BOOLEAN as 0/1). */
 export interface CheckpointRow {
@@ -10,6 +16,10 @@ export interface CheckpointRow {
   interrupt_node: string | null;
   interrupt_payload: string;
   state: string;
+  /** NULL: not failed (and in rows written before the column existed). */
+  error: string | null;
+  /** NULL in rows written before the column existed: meta `{}`. */
+  meta: string | null;
 }
 
 /** A thread summary row. */
@@ -18,7 +28,16 @@ export interface ThreadRow {
   latest_step: number;
   interrupted: number;
   done: number;
+  error: string | null;
   ts_ms: number | string;
+}
+
+/** A lease row, expiry as epoch milliseconds (by the server's clock). */
+export interface LeaseRow {
+  owner: string;
+  host: string;
+  pid: number;
+  expires_ms: number | string;
 }
 
 function parseNext(text: string, location: string): string[] {
@@ -44,9 +63,8 @@ export function toRecord(thread: string, row: CheckpointRow, location: string): 
     interruptNode: row.interrupt_node,
     interruptPayload: row.interrupt_payload,
     state: row.state,
-    // Not stored by this schema yet: every record reads as not failed, without meta.
-    error: null,
-    meta: '{}',
+    error: row.error,
+    meta: row.meta ?? '{}',
   };
 }
 
@@ -59,6 +77,17 @@ export function toThreadInfo(row: ThreadRow): ThreadInfo {
     step: Number(row.latest_step),
     next: row.done ? [] : UNFINISHED,
     interrupted: Boolean(row.interrupted),
+    error: row.error,
     ts: new Date(Number(row.ts_ms)).toISOString(),
   });
+}
+
+export function toLease(thread: string, row: LeaseRow): Lease {
+  return {
+    thread,
+    owner: row.owner,
+    host: row.host,
+    pid: Number(row.pid),
+    expiresAt: new Date(Number(row.expires_ms)).toISOString(),
+  };
 }

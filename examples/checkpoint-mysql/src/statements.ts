@@ -2,15 +2,29 @@ import type { ThreadStatus } from '@flow/core';
 import type { Tables } from './schema.js';
 
 /** Columns of a checkpoint row, in the order `toRecord` reads them. */
-const COLUMNS = 'step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state';
+const COLUMNS =
+  'step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta';
 
-const STATUS_FILTER: Record<ThreadStatus, string> = {
-  running: 'AND NOT interrupted AND NOT done',
+/**
+ * Core's `statusOf` in SQL, on the summary (`done` is stored as "empty frontier and not interrupted"):
+ * interrupted first, then done, then a recorded error is failed. The kit's failed-runs suite checks it
+ * against `statusOf` for every combination.
+ */
+export const STATUS_FILTER: Record<ThreadStatus, string> = {
+  running: 'AND NOT interrupted AND NOT done AND error IS NULL',
   interrupted: 'AND interrupted',
   done: 'AND done',
-  // This schema stores no run error yet, so no thread is failed.
-  failed: 'AND FALSE',
+  failed: 'AND NOT interrupted AND NOT done AND error IS NOT NULL',
 };
+
+/** The server's clock, in UTC (a `DATETIME` carries no zone; the session's zone must not matter). */
+const NOW = 'UTC_TIMESTAMP(3)';
+/** A lease's expiry as epoch milliseconds, computed without any time zone. */
+const EXPIRES_MS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', expires_at) DIV 1000 AS expires_ms";
+const LEASE_COLUMNS = `owner, host, pid, ${EXPIRES_MS}`;
+
+/** The most rows one write insert carries; a larger batch is split, in order, inside the transaction. */
+export const WRITES_PER_INSERT = 256;
 
 /**
  * Every statement of one store. Values are always `?` parameters of a prepared statement; only the table
@@ -18,8 +32,8 @@ const STATUS_FILTER: Record<ThreadStatus, string> = {
  */
 export function buildStatements(t: Tables) {
   const insert = `INSERT INTO ${t.checkpoints}
-    (thread, step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state)
-    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)`;
+    (thread, step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta)
+    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`;
   return {
     /** `ifRevision: 0`: the primary key refuses a second row (ER_DUP_ENTRY). */
     insert,
@@ -27,21 +41,23 @@ export function buildStatements(t: Tables) {
     upsert: `${insert} ON DUPLICATE KEY UPDATE
       revision = revision + 1, ts_ms = VALUES(ts_ms), next = VALUES(next),
       interrupted = VALUES(interrupted), interrupt_node = VALUES(interrupt_node),
-      interrupt_payload = VALUES(interrupt_payload), state = VALUES(state)`,
+      interrupt_payload = VALUES(interrupt_payload), state = VALUES(state), error = VALUES(error),
+      meta = VALUES(meta)`,
     /** `ifRevision: n`: changes the row only when its revision is still n. */
     updateIfRevision: `UPDATE ${t.checkpoints} SET
       revision = revision + 1, ts_ms = ?, next = ?, interrupted = ?, interrupt_node = ?,
-      interrupt_payload = ?, state = ?
+      interrupt_payload = ?, state = ?, error = ?, meta = ?
       WHERE thread = ? AND step = ? AND revision = ?`,
     revisionOf: `SELECT revision FROM ${t.checkpoints} WHERE thread = ? AND step = ?`,
     /**
      * Moves the summary only when the step is the thread's highest. MySQL assigns left to right and later
      * assignments see earlier ones, so `latest_step` comes last: the conditions above it read the old value.
      */
-    upsertSummary: `INSERT INTO ${t.threads} (thread, latest_step, interrupted, done, ts_ms)
-      VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE
+    upsertSummary: `INSERT INTO ${t.threads} (thread, latest_step, interrupted, done, error, ts_ms)
+      VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE
       interrupted = IF(VALUES(latest_step) >= latest_step, VALUES(interrupted), interrupted),
       done = IF(VALUES(latest_step) >= latest_step, VALUES(done), done),
+      error = IF(VALUES(latest_step) >= latest_step, VALUES(error), error),
       ts_ms = IF(VALUES(latest_step) >= latest_step, VALUES(ts_ms), ts_ms),
       latest_step = GREATEST(latest_step, VALUES(latest_step))`,
     getLatest: `SELECT ${COLUMNS} FROM ${t.checkpoints} WHERE thread = ? ORDER BY step DESC LIMIT 1`,
@@ -50,7 +66,7 @@ export function buildStatements(t: Tables) {
       `SELECT ${COLUMNS} FROM ${t.checkpoints} WHERE thread = ? AND step < ?
        ORDER BY step DESC${limited ? ' LIMIT ?' : ''}`,
     listThreads: (after: boolean, status: ThreadStatus | undefined, limited: boolean) =>
-      `SELECT thread, latest_step, interrupted, done, ts_ms FROM ${t.threads}
+      `SELECT thread, latest_step, interrupted, done, error, ts_ms FROM ${t.threads}
        WHERE TRUE ${after ? 'AND thread > ?' : ''} ${status ? STATUS_FILTER[status] : ''}
        ORDER BY thread${limited ? ' LIMIT ?' : ''}`,
     /**
@@ -61,8 +77,43 @@ export function buildStatements(t: Tables) {
       WHERE thread = ? AND step < ? ${olderThan ? 'AND ts_ms < ?' : ''}
         AND step < (SELECT latest.step FROM
           (SELECT MAX(step) AS step FROM ${t.checkpoints} WHERE thread = ?) AS latest)`,
+    /** The writes of the steps `prune` removes: the same bounds, read before the checkpoints go. */
+    pruneWrites: (olderThan: boolean) => `DELETE FROM ${t.writes}
+      WHERE thread = ? AND step IN (SELECT step FROM ${t.checkpoints}
+        WHERE thread = ? AND step < ? ${olderThan ? 'AND ts_ms < ?' : ''}
+          AND step < (SELECT MAX(step) FROM ${t.checkpoints} WHERE thread = ?))`,
     deleteCheckpoints: `DELETE FROM ${t.checkpoints} WHERE thread = ?`,
     deleteSummary: `DELETE FROM ${t.threads} WHERE thread = ?`,
+    deleteWrites: `DELETE FROM ${t.writes} WHERE thread = ?`,
+    deleteLease: `DELETE FROM ${t.leases} WHERE thread = ?`,
+    /**
+     * `rows` writes (thread, step, hash, node, key, value each). A stored (thread, step, node, key) keeps its
+     * value: the no-op update, unlike `INSERT IGNORE`, still fails on any other error (a value too long, a
+     * bad string). Rows of one statement are inserted in order, so within a batch the first one wins.
+     */
+    insertWrites: (rows: number) => `INSERT INTO ${t.writes} (thread, step, write_hash, node, \`key\`, value)
+      VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ')}
+      ON DUPLICATE KEY UPDATE thread = thread`,
+    getWrites: `SELECT node, \`key\`, value FROM ${t.writes} WHERE thread = ? AND step = ?`,
+    /**
+     * Takes the lease (thread, owner, host, pid, ttl in µs, replace) when it is free, expired, the owner's or
+     * `replace`'s. \`owner\` is assigned first: once it is the new owner, the same condition holds for the
+     * columns after it, and when the lease is not taken nothing changes, so every column sees one decision.
+     */
+    acquireLease: `INSERT INTO ${t.leases} (thread, owner, host, pid, expires_at)
+      VALUES (?, ?, ?, ?, ${NOW} + INTERVAL ? MICROSECOND) ON DUPLICATE KEY UPDATE
+      owner = IF(expires_at <= ${NOW} OR owner = VALUES(owner) OR owner = ?, VALUES(owner), owner),
+      host = IF(owner = VALUES(owner), VALUES(host), host),
+      pid = IF(owner = VALUES(owner), VALUES(pid), pid),
+      expires_at = IF(owner = VALUES(owner), VALUES(expires_at), expires_at)`,
+    /** The lease as stored, live or not (read in acquireLease's transaction, after its upsert). */
+    leaseRow: `SELECT ${LEASE_COLUMNS} FROM ${t.leases} WHERE thread = ?`,
+    /** Locks (thread, owner)'s live lease, for renewLease. */
+    liveLeaseOf: `SELECT 1 AS live FROM ${t.leases}
+      WHERE thread = ? AND owner = ? AND expires_at > ${NOW} FOR UPDATE`,
+    renewLease: `UPDATE ${t.leases} SET expires_at = ${NOW} + INTERVAL ? MICROSECOND WHERE thread = ?`,
+    releaseLease: `DELETE FROM ${t.leases} WHERE thread = ? AND owner = ?`,
+    getLease: `SELECT ${LEASE_COLUMNS} FROM ${t.leases} WHERE thread = ? AND expires_at > ${NOW}`,
   };
 }
 

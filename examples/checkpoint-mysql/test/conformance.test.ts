@@ -11,8 +11,16 @@ describeCheckpointer('mysql', {
   create: async () => new MysqlCheckpointer(url, { tablePrefix: uniquePrefix(run) }),
   // Same tables, new pool.
   reopen: async (cp) => new MysqlCheckpointer(url, { tablePrefix: cp.tablePrefix }),
+  // The kit's child processes open the built package (scripts/ci.sh builds dist/ before the tests).
+  openInChild: (cp) => ({
+    module: new URL('../dist/index.js', import.meta.url),
+    export: 'MysqlCheckpointer',
+    args: [url, { tablePrefix: cp.tablePrefix }],
+  }),
   cleanup: async (cp) => {
     await dropTablesStartingWith(url, cp.tablePrefix);
   },
   timeout: 20_000,
+  // Per-step writes, leases (expiring by the server's clock) and failed runs: the kit checks each.
+  capabilities: { writes: true, leases: true, failedRuns: true },
 });

@@ -68,7 +68,23 @@ describe('table prefix', () => {
     expect(checkpoints.thread).toMatch(/^varchar\(512\) utf8mb4_(nopad_bin|0900_bin)$/);
     expect(checkpoints.state).toBe('longtext utf8mb4_bin');
     expect(checkpoints.ts_ms).toBe('bigint(20)');
+    expect(checkpoints.error).toBe('longtext utf8mb4_bin');
+    expect(checkpoints.meta).toBe('longtext utf8mb4_bin');
     const threads = await columns(`${prefix}threads`);
-    expect(Object.keys(threads).sort()).toEqual(['done', 'interrupted', 'latest_step', 'thread', 'ts_ms']);
+    expect(Object.keys(threads).sort()).toEqual([
+      'done',
+      'error',
+      'interrupted',
+      'latest_step',
+      'thread',
+      'ts_ms',
+    ]);
+    const writes = await columns(`${prefix}writes`);
+    expect(writes.write_hash).toBe('binary(32)');
+    expect(writes.node).toBe(checkpoints.thread);
+    expect(writes.key).toBe(checkpoints.thread);
+    const leases = await columns(`${prefix}leases`);
+    expect(leases.owner).toBe(checkpoints.thread);
+    expect(leases.expires_at).toBe('datetime(3)');
   });
 });
