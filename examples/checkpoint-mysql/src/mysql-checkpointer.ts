@@ -35,7 +35,7 @@ import { writeHash } from './write-hash.js';
 /** Options of `MysqlCheckpointer`. */
 export interface MysqlCheckpointerOptions extends BaseCheckpointerOptions {
   /**
-   * Put in front of the table names (`flow_checkpoints`, `flow_threads`), so one database can hold several
+   * Put in front of the table names (`flow_checkpoints`, `flow_threads`, `flow_writes`, `flow_leases`), so one database can hold several
    * stores and your own tables. 1–32 characters of `[a-z0-9_]`.
    * @default 'flow_'
    */
