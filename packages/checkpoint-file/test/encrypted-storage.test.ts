@@ -1,20 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registerSuite, serializationSuite } from '@flow/checkpoint-conformance';
-import { encryptedSerializer } from '@flow/core';
-import { describe } from 'vitest';
+import { describeEncryptedStorage } from '@flow/checkpoint-conformance';
 import { FileCheckpointer } from '../src/index.js';
 
-// The kit's serialization suite through encryptedSerializer, on a temp root per instance. The full
-// describeEncryptedStorage (per-step writes included) replaces this once this backend stores writes.
-const serializer = encryptedSerializer({ keys: { k1: randomBytes(32) }, current: 'k1' });
-describe('file with encryptedSerializer', () => {
-  registerSuite(serializationSuite, {
-    create: async () =>
-      new FileCheckpointer(join(await mkdtemp(join(tmpdir(), 'flow-file-enc-')), 'store'), { serializer }),
-    cleanup: async (cp) => rm(join((cp as FileCheckpointer).dir, '..'), { recursive: true, force: true }),
-    timeout: 20_000,
-  });
+// The kit's serialization suite and round trips through encryptedSerializer (per-step writes included), on a
+// temp root per instance; a reopened instance reads the same root with another serializer.
+describeEncryptedStorage<FileCheckpointer>('file', {
+  create: async (serializer) =>
+    new FileCheckpointer(join(await mkdtemp(join(tmpdir(), 'flow-file-enc-')), 'store'), { serializer }),
+  reopen: async (cp, serializer) => new FileCheckpointer(cp.dir, { serializer }),
+  cleanup: async (cp) => rm(join(cp.dir, '..'), { recursive: true, force: true }),
+  timeout: 20_000,
 });

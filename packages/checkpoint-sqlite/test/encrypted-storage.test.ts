@@ -1,20 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { registerSuite, serializationSuite } from '@flow/checkpoint-conformance';
-import { encryptedSerializer } from '@flow/core';
-import { describe } from 'vitest';
+import { describeEncryptedStorage } from '@flow/checkpoint-conformance';
 import { SqliteCheckpointer } from '../src/index.js';
 
-// The kit's serialization suite through encryptedSerializer, on a temp file per instance. The full
-// describeEncryptedStorage (per-step writes included) replaces this once this backend stores writes.
-const serializer = encryptedSerializer({ keys: { k1: randomBytes(32) }, current: 'k1' });
-describe('sqlite with encryptedSerializer', () => {
-  registerSuite(serializationSuite, {
-    create: async () =>
-      new SqliteCheckpointer(join(mkdtempSync(join(tmpdir(), 'flow-enc-')), 'flow.db'), { serializer }),
-    cleanup: async (cp) =>
-      rmSync(dirname((cp as SqliteCheckpointer).filename), { recursive: true, force: true }),
-  });
+// The kit's serialization suite and round trips through encryptedSerializer (per-step writes included), on a
+// temp file per instance; a reopened instance reads the same file with another serializer.
+describeEncryptedStorage<SqliteCheckpointer>('sqlite', {
+  create: async (serializer) =>
+    new SqliteCheckpointer(join(mkdtempSync(join(tmpdir(), 'flow-enc-')), 'flow.db'), { serializer }),
+  reopen: async (cp, serializer) => new SqliteCheckpointer(cp.filename, { serializer }),
+  cleanup: async (cp) => rmSync(dirname(cp.filename), { recursive: true, force: true }),
 });
