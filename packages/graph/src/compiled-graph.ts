@@ -6,6 +6,7 @@ import {
   type Checkpointer,
   InvalidArgumentError,
   type ListOptions,
+  MAX_LEASE_MS,
 } from '@flow/core';
 import { applyInput, applyPatch, isObjectLike } from './apply-updates.js';
 import { START } from './constants.js';
@@ -13,7 +14,9 @@ import { AlreadyResumed, NoCheckpointer, RunCancelled, ThreadBusy, ThreadNotFoun
 import { forkThread } from './fork.js';
 import type { GraphSpec } from './graph-spec.js';
 import { enableAsyncContext } from './interrupt.js';
-import { pendingInterrupts, runStatus } from './pending.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { answerKey, PENDING } from './ledger.js';
+import { pendingInterrupts, runStatus, superStepOf } from './pending.js';
 import { nextFrontier } from './routing.js';
 import { commit, type Engine, type RunStart, runLoop } from './run-loop.js';
 import { assertFrontierKnown, stateVersioningOf, versionedCheckpointer } from './state-version.js';
@@ -22,6 +25,7 @@ import type {
   EnqueueOptions,
   ForkOptions,
   InvokeOptions,
+  PendingInterrupt,
   ResumeOptions,
   RunResult,
   State,
@@ -35,6 +39,9 @@ async function drain<S extends State>(run: Events<S>): Promise<RunResult<S>> {
   while (!r.done) r = await run.next();
   return r.value;
 }
+
+/** The shortest lease: renewed every `leaseMs / 3`, so shorter ones would renew faster than a store answers. */
+const MIN_LEASE_MS = 30;
 
 function assertSignal(signal: unknown): asserts signal is AbortSignal | undefined {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
@@ -55,8 +62,9 @@ export class CompiledGraph<S extends State = State> {
 
   /** @internal Use `StateGraph#compile()`. */
   constructor(spec: GraphSpec<S>, options: CompileOptions) {
-    const { checkpointer, redactor, maxSteps = 100 } = options;
+    const { checkpointer, redactor, maxSteps = 100, leaseMs = 30_000 } = options;
     assertInteger(maxSteps, 'maxSteps', 1, Number.MAX_SAFE_INTEGER);
+    assertInteger(leaseMs, 'leaseMs', MIN_LEASE_MS, MAX_LEASE_MS);
     if (redactor !== undefined && typeof redactor !== 'function') {
       throw new InvalidArgumentError('redactor must be a function (see createRedactor in @flow/core)');
     }
@@ -71,6 +79,7 @@ export class CompiledGraph<S extends State = State> {
       interruptBefore: new Set(options.interruptBefore ?? []),
       maxSteps,
       redactor,
+      leaseMs,
     };
   }
 
@@ -111,8 +120,15 @@ export class CompiledGraph<S extends State = State> {
    */
   async enqueue(input: Partial<S>, options?: EnqueueOptions): Promise<{ thread: string }> {
     this.#require('enqueue()');
-    const { thread } = await this.#startRun(input, { thread: options?.thread });
-    return { thread };
+    let lease: LeaseKeeper | undefined;
+    try {
+      const { thread } = await this.#startRun(input, { thread: options?.thread }, (l) => {
+        lease = l;
+      });
+      return { thread };
+    } finally {
+      await lease?.release();
+    }
   }
 
   /**
@@ -121,6 +137,18 @@ export class CompiledGraph<S extends State = State> {
    */
   async fork(thread: string, options: ForkOptions): Promise<Checkpoint<S>> {
     return (await forkThread(this.#require('fork()'), thread, options)) as Checkpoint<S>;
+  }
+
+  /**
+   * The interrupts the thread waits on (`[]` when it is not interrupted, or stopped by `interruptBefore`),
+   * with the ids `resume(thread, { answer, interrupt })` takes.
+   */
+  async interrupts(thread: string): Promise<PendingInterrupt[]> {
+    const checkpointer = this.#require('interrupts()');
+    const latest = (await checkpointer.get(thread)) as Checkpoint<S> | undefined;
+    if (latest === undefined || !latest.interrupted || this.#isBeforeStop(latest)) return [];
+    const writes = await checkpointer.getWrites(thread, latest.step);
+    return pendingInterrupts(latest, writes).map(({ id, node, payload }) => ({ id, node, payload }));
   }
 
   /** The thread's latest checkpoint; `undefined` for an unknown thread. */
@@ -140,18 +168,42 @@ export class CompiledGraph<S extends State = State> {
   }
 
   async *#invoke(input: Partial<S>, options: InvokeOptions | undefined, events: boolean): Events<S> {
-    const start = await this.#startRun(input, options ?? {});
-    return yield* runLoop(this.#engine, start, events);
+    let lease: LeaseKeeper | undefined;
+    try {
+      const start = await this.#startRun(input, options ?? {}, (l) => {
+        lease = l;
+      });
+      return yield* runLoop(this.#engine, start, events);
+    } finally {
+      await lease?.release();
+    }
   }
 
   async *#resume(thread: string, options: ResumeOptions<S> | undefined, events: boolean): Events<S> {
-    const claimed = await this.#claim(thread, options ?? {});
-    if (!('start' in claimed)) return claimed.result;
-    return yield* runLoop(this.#engine, claimed.start, events);
+    let lease: LeaseKeeper | undefined;
+    try {
+      const claimed = await this.#claim(thread, options ?? {}, (l) => {
+        lease = l;
+      });
+      if (!('start' in claimed)) return claimed.result;
+      return yield* runLoop(this.#engine, claimed.start, events);
+    } finally {
+      await lease?.release();
+    }
+  }
+
+  /** A lease keeper for `thread` (none without a checkpointer). */
+  #leaseFor(thread: string): LeaseKeeper | undefined {
+    const { checkpointer, leaseMs } = this.#engine;
+    return checkpointer && new LeaseKeeper(checkpointer, thread, leaseMs);
   }
 
   /** Writes the run's first checkpoint: step 0 for a new thread, or the next step of a finished one. */
-  async #startRun(input: Partial<S>, options: InvokeOptions): Promise<RunStart<S>> {
+  async #startRun(
+    input: Partial<S>,
+    options: InvokeOptions,
+    held: (lease: LeaseKeeper) => void,
+  ): Promise<RunStart<S>> {
     if (!isObjectLike(input)) throw new InvalidArgumentError('input must be an object of state keys');
     if (!isObjectLike(options as unknown)) throw new InvalidArgumentError('options must be an object');
     const thread = options.thread ?? randomUUID();
@@ -160,6 +212,13 @@ export class CompiledGraph<S extends State = State> {
     assertSignal(signal);
     if (signal?.aborted) throw new RunCancelled(thread, -1, signal.reason);
     const { checkpointer, spec } = this.#engine;
+    const lease = this.#leaseFor(thread);
+    if (lease !== undefined) {
+      held(lease);
+      if (!(await lease.acquire()))
+        throw new ThreadBusy(thread, 'is being run by another call (its lease is live)');
+      lease.keep();
+    }
     const latest = checkpointer && (await checkpointer.get(thread));
     if (latest !== undefined && !latest.done) {
       throw new ThreadBusy(
@@ -175,13 +234,27 @@ export class CompiledGraph<S extends State = State> {
     await commit(checkpointer, { thread, step, state, next }, () => {
       return new ThreadBusy(thread, `had step ${step} written by another run first`);
     });
-    return { thread, step, state, next, skipInterruptBefore: false, answers: undefined, signal };
+    return {
+      thread,
+      step,
+      state,
+      next,
+      skipInterruptBefore: false,
+      superStep: step,
+      writes: [],
+      signal,
+      lease,
+    };
   }
 
-  /** Checks the resume rules and writes the claim (the next step, `ifRevision: 0`). */
+  /**
+   * Checks the resume rules and writes the claim (the next step, `ifRevision: 0`), carrying what the
+   * interrupted super-step stored and, for an answer, the answer itself — in the same atomic put.
+   */
   async #claim(
     thread: string,
     options: ResumeOptions<S>,
+    held: (lease: LeaseKeeper) => void,
   ): Promise<{ start: RunStart<S> } | { result: RunResult<S> }> {
     const checkpointer = this.#require('resume()');
     assertThreadId(thread);
@@ -194,8 +267,22 @@ export class CompiledGraph<S extends State = State> {
     const latest = (await checkpointer.get(thread)) as Checkpoint<S> | undefined;
     if (latest === undefined) throw new ThreadNotFound(thread);
     if (signal?.aborted) throw new RunCancelled(thread, latest.step, signal.reason);
+    const answering = options.answer !== undefined || id !== undefined;
+    if (options.answer !== undefined && !latest.interrupted) {
+      throw new AlreadyResumed(thread, latest.step, `cannot take an answer: ${runStatus(latest)}`);
+    }
     const before = latest.interrupted && this.#isBeforeStop(latest);
-    const pending = latest.interrupted && !before ? pendingInterrupts(latest) : [];
+    if (options.answer !== undefined && before) {
+      throw new InvalidArgumentError(
+        `thread ${JSON.stringify(thread)} stopped before node ${JSON.stringify(latest.interruptNode)} ` +
+          '(interruptBefore): no interrupt() call is waiting for an answer; resume it without one',
+      );
+    }
+    if (latest.done && options.patch === undefined && id === undefined) {
+      return { result: { thread, status: 'done', state: latest.state, step: latest.step } };
+    }
+    const stored = latest.done ? [] : await checkpointer.getWrites(thread, latest.step);
+    const pending = latest.interrupted && !before ? pendingInterrupts(latest, stored) : [];
     const target = id === undefined ? pending[0] : pending.find((p) => p.id === id);
     if (id !== undefined && target === undefined) {
       throw new AlreadyResumed(
@@ -204,32 +291,51 @@ export class CompiledGraph<S extends State = State> {
         `interrupt ${JSON.stringify(id)} is no longer pending (answered already, or the run moved on): ${runStatus(latest)}`,
       );
     }
-    if (options.answer !== undefined && !latest.interrupted) {
-      throw new AlreadyResumed(thread, latest.step, `cannot take an answer: ${runStatus(latest)}`);
-    }
-    if (options.answer !== undefined && before) {
-      throw new InvalidArgumentError(
-        `thread ${JSON.stringify(thread)} stopped before node ${JSON.stringify(latest.interruptNode)} ` +
-          '(interruptBefore): no interrupt() call is waiting for an answer; resume it without one',
-      );
-    }
-    if (latest.done && options.patch === undefined) {
-      return { result: { thread, status: 'done', state: latest.state, step: latest.step } };
+    const lease = this.#leaseFor(thread);
+    if (lease !== undefined) {
+      held(lease);
+      // Without an answer, a live lease means a live run: leave it alone. With one, the claim decides.
+      if (!(await lease.acquire()) && !answering) {
+        throw new ThreadBusy(thread, 'is being run by another call (its lease is live): it has not crashed');
+      }
+      lease.keep();
     }
     assertFrontierKnown(this.#engine.spec.nodes, latest);
     const state = applyPatch(latest.state, options.patch);
     const skipInterruptBefore = await this.#pastInterruptBefore(checkpointer, latest);
-    const answers = target === undefined ? undefined : new Map([[target.node, [options.answer]]]);
+    const writes = stored.filter((w) => w.key !== PENDING);
+    if (target !== undefined) {
+      writes.push({ node: target.node, key: answerKey(target.position), value: options.answer });
+    }
     if (signal?.aborted) throw new RunCancelled(thread, latest.step, signal.reason);
     const step = latest.step + 1;
-    await commit(checkpointer, { thread, step, state, next: latest.next }, () => {
+    const superStep = latest.done ? step : superStepOf(latest);
+    const meta = latest.done ? undefined : { superStep };
+    await commit(checkpointer, { thread, step, state, next: latest.next, writes, meta }, () => {
       return new AlreadyResumed(thread, step, 'another resumer claimed the run first');
     });
-    return { start: { thread, step, state, next: latest.next, skipInterruptBefore, answers, signal } };
+    return {
+      start: {
+        thread,
+        step,
+        state,
+        next: latest.next,
+        skipInterruptBefore,
+        superStep,
+        writes,
+        signal,
+        lease,
+      },
+    };
   }
 
-  /** An `interruptBefore` stop: a listed node, no payload (see the README for the one ambiguity). */
+  /**
+   * An `interruptBefore` stop: marked so in its `meta`; a record from before the mark is one when it names a
+   * listed node with no payload.
+   */
   #isBeforeStop(cp: Checkpoint<S>): boolean {
+    if (cp.meta.interruptBefore === true) return true;
+    if (typeof cp.meta.superStep === 'number') return false;
     return (
       cp.interruptNode !== null &&
       cp.interruptPayload === null &&

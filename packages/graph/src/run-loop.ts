@@ -1,7 +1,23 @@
-import { Checkpoint, type Checkpointer, isFlowError, type Redactor } from '@flow/core';
+import {
+  Checkpoint,
+  type Checkpointer,
+  isFlowError,
+  type PendingWrite,
+  type Redactor,
+  type RunError,
+} from '@flow/core';
 import { applyUpdates, setOwn } from './apply-updates.js';
-import { AlreadyResumed, NoCheckpointer, RunCancelled, StepLimitExceeded } from './errors.js';
+import {
+  AlreadyResumed,
+  InvalidUpdateError,
+  NoCheckpointer,
+  NodeError,
+  RunCancelled,
+  StepLimitExceeded,
+} from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+import { Ledger, PENDING } from './ledger.js';
 import { nextFrontier } from './routing.js';
 import { interruptId } from './stable-id.js';
 import { runSuperStep } from './super-step.js';
@@ -14,6 +30,7 @@ export interface Engine<S extends State> {
   readonly interruptBefore: ReadonlySet<string>;
   readonly maxSteps: number;
   readonly redactor: Redactor | undefined;
+  readonly leaseMs: number;
 }
 
 /** A committed checkpoint to go on from, and how. */
@@ -24,17 +41,34 @@ export interface RunStart<S extends State> {
   readonly next: readonly string[];
   /** True right after a claim of an interrupted checkpoint: its frontier was already stopped for. */
   readonly skipInterruptBefore: boolean;
-  /** Answers for the first super-step, by node, by call position. */
-  readonly answers: ReadonlyMap<string, readonly unknown[]> | undefined;
+  /** The step the first super-step began at (earlier than `step` when a claim continues it). */
+  readonly superStep: number;
+  /** What the first super-step stored before (completed updates, task values, answers), carried by a claim. */
+  readonly writes: readonly PendingWrite[];
   readonly signal: AbortSignal | undefined;
+  readonly lease: LeaseKeeper | undefined;
 }
 
 const EMPTY: readonly string[] = Object.freeze([]);
+const EMPTY_WRITES: readonly PendingWrite[] = Object.freeze([]);
+
+/** What `commit` writes. */
+interface CommitInit<S extends State> {
+  thread: string;
+  step: number;
+  state: S;
+  next: readonly string[];
+  node?: string;
+  payload?: unknown;
+  writes?: readonly PendingWrite[];
+  error?: RunError;
+  meta?: Record<string, unknown>;
+}
 
 /** Writes a checkpoint with `ifRevision: 0`; on a conflict, rejects with what `lost` builds instead. */
 export async function commit<S extends State>(
   checkpointer: Checkpointer | undefined,
-  init: { thread: string; step: number; state: S; next: readonly string[]; node?: string; payload?: unknown },
+  init: CommitInit<S>,
   lost: (thread: string, step: number) => Error,
 ): Promise<void> {
   if (checkpointer === undefined) return;
@@ -47,9 +81,15 @@ export async function commit<S extends State>(
     interrupted,
     interruptNode: init.node ?? null,
     interruptPayload: init.payload ?? null,
+    error: init.error ?? null,
+    meta: init.meta,
   });
+  const writes = init.writes;
   try {
-    await checkpointer.put(cp, { ifRevision: 0 });
+    await checkpointer.put(
+      cp,
+      writes === undefined || writes.length === 0 ? { ifRevision: 0 } : { ifRevision: 0, writes },
+    );
   } catch (error) {
     if (isFlowError(error, 'CHECKPOINT_CONFLICT')) throw lost(init.thread, init.step);
     throw error;
@@ -69,10 +109,22 @@ function eventUpdates(ran: readonly string[], updates: readonly unknown[], redac
 const TAKEN_OVER = (thread: string, step: number) =>
   new AlreadyResumed(thread, step, 'another worker wrote this step first (the run was resumed elsewhere)');
 
+/** Why a run failed, as recorded on its failed checkpoint; `undefined` for errors that are not a failure. */
+function runErrorOf(error: unknown): RunError | undefined {
+  if (error instanceof NodeError) {
+    const cause = error.cause;
+    return { node: error.node, message: cause instanceof Error ? cause.message : String(cause) };
+  }
+  if (error instanceof InvalidUpdateError) return { node: error.nodes[0] ?? null, message: error.message };
+  return undefined;
+}
+
 /**
  * The super-step loop from a committed checkpoint: stop before `interruptBefore` nodes, run the frontier,
  * apply updates, route, commit `step + 1`, repeat until the frontier is empty, an interrupt, or `maxSteps`.
- * Yields one event per super-step and per interrupt stop when `events` is true; returns the run's result.
+ * A super-step cut short writes a continuation checkpoint (same state and frontier) carrying what it stored:
+ * interrupted for an interrupt, with `error` for a failure. Yields one event per super-step and per interrupt
+ * stop when `events` is true; returns the run's result.
  */
 export async function* runLoop<S extends State>(
   engine: Engine<S>,
@@ -80,64 +132,131 @@ export async function* runLoop<S extends State>(
   events: boolean,
 ): AsyncGenerator<StreamEvent, RunResult<S>, undefined> {
   const { spec, checkpointer, interruptBefore, maxSteps, redactor } = engine;
-  const { thread } = from;
-  const { signal } = from;
-  let { step, state, next: frontier, answers } = from;
+  const { thread, signal, lease } = from;
+  let { step, state, next: frontier, superStep } = from;
+  let carried = from.writes;
   let checkBefore = !from.skipInterruptBefore && interruptBefore.size > 0;
   let ran = 0;
 
+  /** Records the failure on a checkpoint of its own (state and frontier unchanged), then rejects with it. */
+  const failed = async (error: unknown, writes: readonly PendingWrite[]): Promise<never> => {
+    const runError =
+      runErrorOf(error) ??
+      (error instanceof StepLimitExceeded ? { node: null, message: error.message } : undefined);
+    if (runError === undefined || checkpointer === undefined) throw error;
+    const meta = { superStep };
+    const at = step + 1;
+    await commit(
+      checkpointer,
+      { thread, step: at, state, next: frontier, writes, error: runError, meta },
+      TAKEN_OVER,
+    ).catch(
+      () => {}, // Someone else moved the run on: the error stands, and there is nothing to record.
+    );
+    if (error instanceof StepLimitExceeded) throw new StepLimitExceeded(thread, at, maxSteps);
+    throw error;
+  };
+
   while (frontier.length > 0) {
     if (signal?.aborted) throw new RunCancelled(thread, step, signal.reason);
+    if (lease?.lost)
+      throw new AlreadyResumed(thread, step, 'this call lost its lease on the thread to another worker');
     const stopAt = checkBefore ? frontier.find((n) => interruptBefore.has(n)) : undefined;
     if (stopAt !== undefined) {
       if (checkpointer === undefined) throw new NoCheckpointer('interruptBefore');
-      step += 1;
+      const meta = { superStep, interruptBefore: true };
       await commit(
         checkpointer,
-        { thread, step, state, next: frontier, node: stopAt, payload: null },
+        { thread, step: step + 1, state, next: frontier, node: stopAt, payload: null, writes: carried, meta },
         TAKEN_OVER,
       );
+      step += 1;
       if (events) yield { step, ran: EMPTY, updates: {}, next: frontier, interrupted: true };
       const interrupt = { id: null, node: stopAt, payload: null };
       return { thread, status: 'interrupted', state, step, interrupt, interrupts: [] };
     }
     checkBefore = interruptBefore.size > 0;
-    if (ran === maxSteps) throw new StepLimitExceeded(thread, step, maxSteps);
+    if (ran === maxSteps) return await failed(new StepLimitExceeded(thread, step, maxSteps), carried);
 
     const durable = checkpointer !== undefined;
-    const outcome = await runSuperStep({ spec, thread, step, state, frontier, durable, answers, signal });
-    answers = undefined;
-    if (outcome.kind === 'interrupt') {
-      const interrupts: PendingInterrupt[] = outcome.interrupts.map((i) => ({
-        id: interruptId(thread, step, i.node, i.position),
-        node: i.node,
-        payload: i.payload,
-      }));
-      const first = interrupts[0] as PendingInterrupt;
-      step += 1;
-      await commit(
-        checkpointer,
-        { thread, step, state, next: frontier, node: first.node, payload: first.payload },
-        TAKEN_OVER,
-      );
-      if (events) yield { step, ran: frontier, updates: {}, next: frontier, interrupted: true };
-      return { thread, status: 'interrupted', state, step, interrupt: { ...first }, interrupts };
+    const ledger = new Ledger(checkpointer, thread, step, carried);
+    carried = EMPTY_WRITES;
+    let updated: S;
+    let next: readonly string[];
+    let updates: readonly unknown[];
+    try {
+      const outcome = await runSuperStep({
+        spec,
+        thread,
+        step,
+        state,
+        frontier,
+        durable,
+        superStep,
+        ledger,
+        signal,
+      });
+      if (outcome.kind === 'interrupt') {
+        ledger.close();
+        const interrupts: PendingInterrupt[] = outcome.interrupts.map((i) => ({
+          id: interruptId(thread, superStep, i.node, i.position),
+          node: i.node,
+          payload: i.payload,
+        }));
+        const first = interrupts[0] as PendingInterrupt;
+        const writes = [
+          ...ledger.carried(),
+          ...outcome.interrupts.map((i) => ({
+            node: i.node,
+            key: PENDING,
+            value: { position: i.position, payload: i.payload },
+          })),
+        ];
+        const meta = { superStep };
+        await commit(
+          checkpointer,
+          {
+            thread,
+            step: step + 1,
+            state,
+            next: frontier,
+            node: first.node,
+            payload: first.payload,
+            writes,
+            meta,
+          },
+          TAKEN_OVER,
+        );
+        step += 1;
+        if (events) yield { step, ran: frontier, updates: {}, next: frontier, interrupted: true };
+        return { thread, status: 'interrupted', state, step, interrupt: { ...first }, interrupts };
+      }
+      updates = outcome.updates;
+      updated = applyUpdates(state, frontier, updates, spec.reducers);
+      const routed = nextFrontier(spec, frontier, updated, { thread, step });
+      next = Array.isArray(routed) ? routed : await routed;
+    } catch (error) {
+      ledger.close();
+      return await failed(error, ledger.carried());
     }
-
-    const updated = applyUpdates(state, frontier, outcome.updates, spec.reducers);
-    let next = nextFrontier(spec, frontier, updated, { thread, step });
-    if (!Array.isArray(next)) next = await next;
+    ledger.close();
     // An event hands `next` out (and it becomes the next `ran`): freeze it so a consumer cannot steer the run.
     if (events) Object.freeze(next);
     step += 1;
     if (checkpointer !== undefined)
       await commit(checkpointer, { thread, step, state: updated, next }, TAKEN_OVER);
     if (events) {
-      const updates = eventUpdates(frontier, outcome.updates, redactor);
-      yield { step, ran: frontier, updates, next, interrupted: false };
+      yield {
+        step,
+        ran: frontier,
+        updates: eventUpdates(frontier, updates, redactor),
+        next,
+        interrupted: false,
+      };
     }
     state = updated;
     frontier = next;
+    superStep = step;
     ran += 1;
   }
   return { thread, status: 'done', state, step };

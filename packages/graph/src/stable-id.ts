@@ -12,3 +12,11 @@ function digest(parts: readonly (string | number)[], length: number): string {
 export function interruptId(thread: string, superStep: number, node: string, position: number): string {
   return `int-${digest(['interrupt', thread, superStep, node, position], 22)}`;
 }
+
+/**
+ * `ctx.idempotencyKey(name)`: the same string on every re-run of the node at that super-step, different for
+ * another thread, super-step, node or name. Hand it to APIs that deduplicate requests.
+ */
+export function idempotencyKey(thread: string, superStep: number, node: string, name: string): string {
+  return `flow-${digest(['task', thread, superStep, node, name], 43)}`;
+}

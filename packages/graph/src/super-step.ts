@@ -1,4 +1,4 @@
-import { isFlowError } from '@flow/core';
+import { InvalidArgumentError, isFlowError } from '@flow/core';
 import { NodeError, NodeTimeout, RunCancelled } from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
 import {
@@ -9,7 +9,9 @@ import {
   type NodeScope,
   suspend,
 } from './interrupt.js';
+import { type Ledger, taskKey, UPDATE } from './ledger.js';
 import { retryDelay } from './node-options.js';
+import { idempotencyKey } from './stable-id.js';
 import type { NodeContext, State } from './types.js';
 
 /** An `interrupt()` call that suspended a node: which node, its position among the node's calls, its payload. */
@@ -34,8 +36,10 @@ export interface SuperStep<S extends State> {
   readonly frontier: readonly string[];
   /** Whether the graph has a checkpointer (an interrupt needs one). */
   readonly durable: boolean;
-  /** Answers by node, by call position. */
-  readonly answers: ReadonlyMap<string, readonly unknown[]> | undefined;
+  /** The step the super-step began at (its frontier's checkpoint): what ids and idempotency keys derive from. */
+  readonly superStep: number;
+  /** What the super-step has stored: completed updates, task values, answers. */
+  readonly ledger: Ledger;
   /** The call's `signal`: aborting it cancels the super-step. */
   readonly signal: AbortSignal | undefined;
 }
@@ -44,7 +48,9 @@ export interface SuperStep<S extends State> {
 type Attempt =
   | { readonly kind: 'value'; readonly value: unknown }
   | { readonly kind: 'interrupt'; readonly position: number; readonly payload: unknown }
-  | { readonly kind: 'error'; readonly error: unknown; readonly attempts: number };
+  | { readonly kind: 'error'; readonly error: unknown; readonly attempts: number }
+  /** Storing the node's update failed: the run rejects with this error itself. */
+  | { readonly kind: 'fatal'; readonly error: unknown };
 
 const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
 /** The `ctx.signal` of a node that has no timeout, in a call without a signal: it never aborts. */
@@ -55,16 +61,70 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 }
 
 function scopeOf<S extends State>(run: SuperStep<S>, node: string): NodeScope {
-  const answers = run.answers?.get(node) ?? NO_ANSWERS;
+  const answers = run.ledger.answers(node) ?? NO_ANSWERS;
   return { node, durable: run.durable, answers, calls: 0, suspended: undefined };
 }
 
+const MAX_NAME = 500;
+
+function assertName(name: unknown, what: string): asserts name is string {
+  if (
+    typeof name !== 'string' ||
+    name.length === 0 ||
+    name.length > MAX_NAME ||
+    name.includes('\u0000') ||
+    !name.isWellFormed()
+  ) {
+    throw new InvalidArgumentError(
+      `${what} must be a string of 1 to ${MAX_NAME} characters without U+0000 or lone surrogates`,
+    );
+  }
+}
+
+/**
+ * `ctx.task(name, fn)`: the stored value when this node already ran the task at this super-step, else `fn()`'s
+ * value, stored before it is handed back. A name may run once per run of the node.
+ */
+async function runTask<S extends State, T>(
+  run: SuperStep<S>,
+  node: string,
+  used: Set<string>,
+  name: string,
+  fn: () => T | Promise<T>,
+): Promise<T> {
+  assertName(name, 'a task name');
+  if (typeof fn !== 'function')
+    throw new InvalidArgumentError(`task ${JSON.stringify(name)} needs a function`);
+  if (used.has(name)) {
+    throw new InvalidArgumentError(
+      `task ${JSON.stringify(name)} already ran in this run of node ${JSON.stringify(node)}: give each task its own name`,
+    );
+  }
+  used.add(name);
+  const key = taskKey(name);
+  const stored = run.ledger.get(node, key);
+  if (stored !== undefined) return stored.value as T;
+  const value = await fn();
+  await run.ledger.record(node, key, value);
+  return value;
+}
+
 function start<S extends State>(run: SuperStep<S>, scope: NodeScope, signal: AbortSignal): unknown {
+  let used: Set<string> | undefined;
+  const node = scope.node;
   const ctx: NodeContext = {
     thread: run.thread,
     step: run.step,
     signal,
     interrupt: <A>(payload?: unknown) => suspend(scope, payload) as A,
+    task: <T>(name: string, fn: () => T | Promise<T>) => {
+      used ??= new Set();
+      return runTask(run, node, used, name, fn);
+    },
+    idempotencyKey: (name: string) => {
+      assertName(name, 'an idempotency key name');
+      return idempotencyKey(run.thread, run.superStep, node, name);
+    },
   };
   const fn = run.spec.nodes.get(scope.node) as (s: S, c: NodeContext) => unknown;
   return callInScope(scope, fn, run.state, ctx);
@@ -139,6 +199,26 @@ function retryable(retryOn: (error: unknown) => boolean, error: unknown): boolea
   }
 }
 
+/**
+ * Runs a node of a several-node super-step (or one with options) and stores its update as soon as it
+ * completes, so a crash or a sibling's failure never makes it run again at this super-step.
+ */
+async function runAndRecord<S extends State>(
+  run: SuperStep<S>,
+  node: string,
+  record: boolean,
+): Promise<Attempt> {
+  const result = await runNode(run, node);
+  if (result.kind !== 'value') return result;
+  try {
+    if (record) await run.ledger.record(node, UPDATE, result.value);
+    else run.ledger.remember(node, UPDATE, result.value);
+  } catch (error) {
+    return { kind: 'fatal', error };
+  }
+  return result;
+}
+
 /** Runs a node with its retry policy and timeout. Never rejects: an error comes back as an outcome. */
 async function runNode<S extends State>(run: SuperStep<S>, node: string): Promise<Attempt> {
   const settings = run.spec.settings.get(node);
@@ -186,11 +266,28 @@ function unlessCancelled<T, S extends State>(work: Promise<T>, run: SuperStep<S>
 }
 
 function runAll<S extends State>(run: SuperStep<S>): Promise<Attempt[]> {
-  const { frontier } = run;
-  if (frontier.length === 1 && run.signal === undefined && !run.spec.settings.has(frontier[0] as string)) {
-    return runPlain(run, frontier[0] as string).then((a) => [a]);
+  const { frontier, ledger } = run;
+  if (frontier.length === 1) {
+    // One node: its update goes straight into the commit (no write of its own); kept in memory for a
+    // continuation checkpoint should its router fail.
+    const node = frontier[0] as string;
+    const stored = ledger.get(node, UPDATE);
+    if (stored !== undefined) return Promise.resolve([{ kind: 'value', value: stored.value }]);
+    if (run.signal === undefined && !run.spec.settings.has(node)) {
+      return runPlain(run, node).then((a) => {
+        if (a.kind === 'value' && run.durable) ledger.remember(node, UPDATE, a.value);
+        return [a];
+      });
+    }
+    return Promise.all([runAndRecord(run, node, false)]);
   }
-  return Promise.all(frontier.map((node) => runNode(run, node)));
+  return Promise.all(
+    frontier.map((node) => {
+      const stored = ledger.get(node, UPDATE);
+      if (stored !== undefined) return { kind: 'value', value: stored.value } as const;
+      return runAndRecord(run, node, run.durable);
+    }),
+  );
 }
 
 /**
@@ -205,6 +302,7 @@ export async function runSuperStep<S extends State>(run: SuperStep<S>): Promise<
     // Re-run at most once: with async context already on, the signal cannot come from our interrupt().
     const canRetry = !asyncContextEnabled();
     const results = await unlessCancelled(runAll(run), run);
+    for (const r of results) if (r.kind === 'fatal') throw r.error;
     let failed = false;
     for (const r of results) if (r.kind !== 'value') failed = true;
     if (!failed) return { kind: 'updates', updates: results.map((r) => (r as { value: unknown }).value) };

@@ -30,6 +30,18 @@ export interface NodeContext {
    * it to `fetch` and other cancellable APIs.
    */
   readonly signal: AbortSignal;
+  /**
+   * Runs a side effect once per super-step: `fn`'s resolved value is stored before `task` resolves with it,
+   * and a re-run of the node at the same super-step (after a crash, a sibling's error, an interrupt) gets
+   * the stored value back without calling `fn`. `fn` that throws stores nothing. A name runs once per run of
+   * the node (a second `task` with it rejects with `InvalidArgumentError`).
+   */
+  task<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * A stable string from thread, super-step, node and `name`: the same on every re-run of the node at this
+   * super-step. Hand it to APIs that deduplicate, to cover a crash after `fn` ran and before its value was stored.
+   */
+  idempotencyKey(name: string): string;
 }
 
 /** `addNode`'s retry policy. */
@@ -77,6 +89,11 @@ export interface CompileOptions extends StateVersionOptions {
   checkpointer?: Checkpointer;
   /** Suspend before any super-step whose frontier holds one of these nodes. @default [] */
   interruptBefore?: readonly string[];
+  /**
+   * How long a call's lease on its thread lasts unless renewed (every `leaseMs / 3`); a worker that dies is
+   * taken over after this. @default 30_000
+   */
+  leaseMs?: number;
   /** Most super-steps one `invoke`/`resume` call runs before rejecting with `StepLimitExceeded`. @default 100 */
   maxSteps?: number;
   /** Masks values in stream events (checkpoints keep the real state). See `createRedactor` in `@flow/core`. */

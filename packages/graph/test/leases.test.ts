@@ -1,0 +1,60 @@
+import type { Checkpointer } from '@flow/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { START, StateGraph } from '../src/index.js';
+import { allBackends } from './support/backends.js';
+
+describe.each(allBackends())('leases on $name', (backend) => {
+  let checkpointer: Checkpointer;
+  beforeAll(async () => {
+    checkpointer = await backend.create();
+  });
+
+  it('a call holds a lease while it runs, renews it on a timer, and releases it at the end', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const app = new StateGraph<{ n: number }>()
+      .addNode('slow', async (s) => {
+        await gate;
+        return { n: s.n + 1 };
+      })
+      .addEdge(START, 'slow')
+      .compile({ checkpointer, leaseMs: 240 });
+    const running = app.invoke({ n: 0 }, { thread: 'leased' });
+    while ((await checkpointer.get('leased')) === undefined) await new Promise((r) => setTimeout(r, 5));
+    const lease = await checkpointer.getLease('leased');
+    expect(lease).toMatchObject({ thread: 'leased', pid: process.pid });
+    // Two and a half lease lengths later the lease is still live: renewed every leaseMs / 3, with no step written.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await checkpointer.getLease('leased')).toMatchObject({ owner: lease?.owner });
+    // A resume without an answer leaves a live run alone and writes nothing.
+    await expect(app.resume('leased')).rejects.toMatchObject({ code: 'THREAD_BUSY' });
+    expect((await app.history('leased')).map((c) => c.step)).toEqual([0]);
+    release();
+    expect(await running).toMatchObject({ status: 'done', state: { n: 1 } });
+    expect(await checkpointer.getLease('leased')).toBeUndefined();
+  });
+
+  it('a failed or interrupted call releases its lease too', async () => {
+    const app = new StateGraph<{ n: number }>()
+      .addNode('ask', (_s, ctx) => {
+        ctx.interrupt('ok?');
+        throw new Error('unreachable');
+      })
+      .addEdge(START, 'ask')
+      .compile({ checkpointer });
+    await app.invoke({ n: 0 }, { thread: 'released' });
+    expect(await checkpointer.getLease('released')).toBeUndefined();
+  });
+
+  it('compile checks leaseMs', () => {
+    const graph = new StateGraph().addNode('n', () => ({})).addEdge(START, 'n');
+    for (const leaseMs of [0, 29, 1.5, 86_400_001, '1s']) {
+      expect(() => graph.compile({ checkpointer, leaseMs: leaseMs as number })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
+    }
+    expect(() => graph.compile({ checkpointer, leaseMs: 30 })).not.toThrow();
+  });
+});
