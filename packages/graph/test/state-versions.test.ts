@@ -88,7 +88,9 @@ describe.each(backends)('state versions on $name', ({ create }) => {
     expect(stored[2]?.state).toEqual({ name: 'Ada Lovelace', log: ['start Ada Lovelace'] });
     // Reads through the graph see every step in the current shape, and say where it came from.
     const history = await app.history('t');
-    expect(history.map((cp) => cp.meta)).toEqual([
+    // (Other engine facts in meta, such as a continuation's super-step, are not the point here.)
+    const versions = history.map(({ meta }) => ({ stateVersion: meta.stateVersion, migratedFrom: meta.migratedFrom }));
+    expect(versions).toEqual([
       { stateVersion: 3 },
       { stateVersion: 3 },
       { stateVersion: 3, migratedFrom: 1 },
