@@ -1,6 +1,6 @@
 // pnpm demo [--approve | --reject]: a content pipeline that crashes, resumes, and waits for a human.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
@@ -8,7 +8,7 @@ import { isFlowError } from '@flow/core';
 import { parseArgs, usage } from './args.js';
 import { askHuman } from './ask-human.js';
 import { historyLines, progressLine } from './format.js';
-import { buildPipeline, type ReviewQuestion } from './pipeline.js';
+import { buildPipeline, outboxOf, type ReviewQuestion } from './pipeline.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const home = process.env.FLOW_DEMO_DIR ?? join(here, '..', '.flow-demo');
@@ -18,9 +18,9 @@ const show = (path: string) => relative(process.cwd(), path) || '.';
 const say = (line = '') => console.log(line);
 const indent = (line: string) => say(`   ${line}`);
 
-/** Part 1: a worker process starts the run; we SIGKILL it while it drafts. */
-async function crashWorker(thread: string): Promise<number> {
-  const worker = spawn(process.execPath, [join(here, 'worker.js'), dbPath, thread, outDir], {
+/** Runs a worker process (`start`, or `answer <decision>`) and SIGKILLs it when it prints `killOn`. */
+async function crashWorker(thread: string, args: string[], killOn: string, where: string): Promise<number> {
+  const worker = spawn(process.execPath, [join(here, 'worker.js'), dbPath, thread, outDir, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -37,13 +37,13 @@ async function crashWorker(thread: string): Promise<number> {
       const line = buffer.slice(0, i);
       buffer = buffer.slice(i + 1);
       indent(`worker ${worker.pid} │ ${line}`);
-      if (line.startsWith('draft started')) worker.kill('SIGKILL');
+      if (line.startsWith(killOn)) worker.kill('SIGKILL');
     }
   });
   const end = await exited;
   if (end !== 'SIGKILL')
     throw new Error(`the worker ended on its own (${end}) instead of being killed:\n${stderr}`);
-  indent(`✗ killed worker ${worker.pid} with SIGKILL in the middle of "draft"`);
+  indent(`✗ killed worker ${worker.pid} with SIGKILL ${where}`);
   return worker.pid as number;
 }
 
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     say();
 
     say('1. A worker process starts the run, and crashes mid-way');
-    await crashWorker(thread);
+    await crashWorker(thread, ['start'], 'draft started', 'in the middle of "draft"');
     const left = await app.getState(thread);
     indent(
       `last committed checkpoint: step ${left?.step}, next: ${left?.next.join(', ')} (the draft was lost)`,
@@ -86,7 +86,18 @@ async function main(): Promise<void> {
     say('3. A human answers');
     const human = await askHuman(args);
     indent(`answer: ${human.answer} — from ${human.source}`);
-    for await (const ev of app.streamResume(thread, { answer: human.answer })) indent(progressLine(ev));
+    if (human.answer === 'approve') {
+      // A worker takes the answer and publishes; it dies after the send finished, before the step committed.
+      await crashWorker(thread, ['answer', 'approve'], 'sent:', 'after the send, before "publish" committed');
+      const cut = await app.getState(thread);
+      indent(
+        `last committed checkpoint: step ${cut?.step}, next: ${cut?.next.join(', ')} — the send is stored`,
+      );
+      indent('this process resumes; "publish" runs again and gets the stored receipt instead of sending:');
+      for await (const ev of app.streamResume(thread)) indent(progressLine(ev));
+    } else {
+      for await (const ev of app.streamResume(thread, { answer: human.answer })) indent(progressLine(ev));
+    }
     const again = human.answer === 'approve' ? 'reject' : 'approve';
     try {
       await app.resume(thread, { answer: again });
@@ -102,6 +113,15 @@ async function main(): Promise<void> {
     for (const line of historyLines(await app.history(thread))) indent(line);
     const final = await app.getState(thread);
     indent(`who ran what: ${final?.state.trail.join(' → ')}`);
+    const outbox = outboxOf(outDir);
+    const sends = existsSync(outbox)
+      ? readFileSync(outbox, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith(`${thread} `))
+      : [];
+    indent(
+      `outbox: ${sends.length} send${sends.length === 1 ? '' : 's'} for this thread${sends.map((l) => ` (${l.split(' ').slice(2).join(' ')})`).join('')}`,
+    );
     say();
     say(
       final?.state.published

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Checkpointer, createRedactor } from '@flow/core';
 import { END, START, StateGraph } from '@flow/graph';
@@ -39,7 +39,22 @@ export interface PipelineOptions {
   draftMs: number;
   /** Called when `draft` starts, before its slow call. */
   onDraftStart?: () => void;
+  /**
+   * Called in `publish` once the post was sent (and the receipt stored), before the step commits: the demo's
+   * worker hangs here so it can be killed at exactly that moment.
+   */
+  afterSend?: (receipt: Receipt) => Promise<void> | void;
 }
+
+/** What sending a post leaves behind: where it went, and the key the outbox deduplicates by. */
+export interface Receipt {
+  file: string;
+  key: string;
+  pid: number;
+}
+
+/** The outbox: one line per post actually sent, so the demo can show each was sent once. */
+export const outboxOf = (outDir: string) => join(outDir, 'outbox.log');
 
 export const sampleBrief: Brief = {
   title: 'Durable workflows in five minutes',
@@ -98,10 +113,18 @@ export function buildPipeline(options: PipelineOptions) {
         return { decision: answer === 'approve' ? 'approved' : 'rejected', trail: by('review') };
       })
       .addNode('publish', async (s, ctx) => {
-        await mkdir(options.outDir, { recursive: true });
-        const file = join(options.outDir, `${ctx.thread}.md`);
-        await writeFile(file, s.draft?.markdown ?? '');
-        return { published: file, trail: by('publish') };
+        // The side effect runs as a durable task: once it finished, a re-run of this node at this step (after
+        // a crash, say) gets the stored receipt back instead of sending again.
+        const receipt = await ctx.task('send', async (): Promise<Receipt> => {
+          await mkdir(options.outDir, { recursive: true });
+          const file = join(options.outDir, `${ctx.thread}.md`);
+          const key = ctx.idempotencyKey('send');
+          await writeFile(file, s.draft?.markdown ?? '');
+          await appendFile(outboxOf(options.outDir), `${ctx.thread} ${key} sent by pid ${process.pid}\n`);
+          return { file, key, pid: process.pid };
+        });
+        await options.afterSend?.(receipt);
+        return { published: receipt.file, trail: by('publish') };
       })
       .addNode('archive', () => ({ published: null, trail: by('archive') }))
       .addEdge(START, 'triage')

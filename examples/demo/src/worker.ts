@@ -1,16 +1,33 @@
-// The worker process of part 1: starts the run and hangs in `draft` until the demo kills it.
+// The worker processes the demo kills. `start`: starts the run and hangs in `draft`. `answer <decision>`:
+// answers the review and, once `publish` has sent the post, hangs before the step commits.
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { progressLine } from './format.js';
 import { buildPipeline, sampleBrief } from './pipeline.js';
 
-const [dbPath, thread, outDir] = process.argv.slice(2) as [string, string, string];
+const [dbPath, thread, outDir, mode, answer] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
+const hang = () => new Promise<void>(() => {});
 const app = buildPipeline({
   checkpointer: new SqliteCheckpointer(dbPath),
   outDir,
-  draftMs: 60 * 60 * 1000, // the drafting service hangs here: this process is killed before it answers
+  draftMs: mode === 'start' ? 60 * 60 * 1000 : 0, // the drafting service hangs: this process is killed first
   onDraftStart: () => console.log('draft started: waiting for the drafting service…'),
+  afterSend: (receipt) => {
+    console.log(
+      `sent: ${receipt.file.split('/').pop()} (key ${receipt.key.slice(0, 16)}…); notifying subscribers…`,
+    );
+    return hang();
+  },
 });
 
-console.log(`started thread ${thread}`);
-for await (const ev of app.stream({ brief: sampleBrief, trail: [] }, { thread }))
-  console.log(progressLine(ev));
+const events =
+  mode === 'start'
+    ? app.stream({ brief: sampleBrief, trail: [] }, { thread })
+    : app.streamResume(thread, { answer });
+console.log(mode === 'start' ? `started thread ${thread}` : `answering the review: ${answer}`);
+for await (const ev of events) console.log(progressLine(ev));

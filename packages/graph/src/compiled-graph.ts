@@ -16,7 +16,7 @@ import type { GraphSpec } from './graph-spec.js';
 import { enableAsyncContext } from './interrupt.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { answerKey, PENDING } from './ledger.js';
-import { pendingInterrupts, runStatus, superStepOf } from './pending.js';
+import { runStatus, superStepOf, waitingCalls } from './pending.js';
 import { nextFrontier } from './routing.js';
 import { commit, type Engine, type RunStart, runLoop } from './run-loop.js';
 import { assertFrontierKnown, stateVersioningOf, versionedCheckpointer } from './state-version.js';
@@ -148,7 +148,7 @@ export class CompiledGraph<S extends State = State> {
     const latest = (await checkpointer.get(thread)) as Checkpoint<S> | undefined;
     if (latest === undefined || !latest.interrupted || this.#isBeforeStop(latest)) return [];
     const writes = await checkpointer.getWrites(thread, latest.step);
-    return pendingInterrupts(latest, writes).map(({ id, node, payload }) => ({ id, node, payload }));
+    return waitingCalls(latest, writes).map(({ id, node, payload }) => ({ id, node, payload }));
   }
 
   /** The thread's latest checkpoint; `undefined` for an unknown thread. */
@@ -282,7 +282,7 @@ export class CompiledGraph<S extends State = State> {
       return { result: { thread, status: 'done', state: latest.state, step: latest.step } };
     }
     const stored = latest.done ? [] : await checkpointer.getWrites(thread, latest.step);
-    const pending = latest.interrupted && !before ? pendingInterrupts(latest, stored) : [];
+    const pending = latest.interrupted && !before ? waitingCalls(latest, stored) : [];
     const target = id === undefined ? pending[0] : pending.find((p) => p.id === id);
     if (id !== undefined && target === undefined) {
       throw new AlreadyResumed(

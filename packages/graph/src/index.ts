@@ -15,6 +15,7 @@ export {
   ThreadNotFound,
 } from './errors.js';
 export { interrupt } from './interrupt.js';
+export { pendingInterrupts } from './pending.js';
 export { StateGraph } from './state-graph.js';
 export {
   type StateMigration,

@@ -22,10 +22,10 @@ export function superStepOf(cp: Checkpoint): number {
 }
 
 /**
- * The interrupts an interrupted checkpoint waits on, in frontier order, from its pending-interrupt writes
- * (a record without them: the one in `interruptNode`/`interruptPayload`, as the first call of that node).
+ * The interrupts an interrupted checkpoint waits on, in frontier order, from its pending-interrupt writes;
+ * without them, the one it stopped for (`interruptNode`, `interruptPayload`, its call's position in `meta`).
  */
-export function pendingInterrupts(cp: Checkpoint, writes: readonly PendingWrite[]): WaitingCall[] {
+export function waitingCalls(cp: Checkpoint, writes: readonly PendingWrite[] = []): WaitingCall[] {
   if (!cp.interrupted || cp.interruptNode === null) return [];
   const superStep = superStepOf(cp);
   const make = (node: string, position: number, payload: unknown): WaitingCall => ({
@@ -40,7 +40,10 @@ export function pendingInterrupts(cp: Checkpoint, writes: readonly PendingWrite[
     const { position, payload } = w.value as { position: number; payload: unknown };
     found.push(make(w.node, position, payload));
   }
-  if (found.length === 0) return [make(cp.interruptNode, 0, cp.interruptPayload)];
+  if (found.length === 0) {
+    const position = typeof cp.meta.position === 'number' ? cp.meta.position : 0;
+    return [make(cp.interruptNode, position, cp.interruptPayload)];
+  }
   const order = (node: string) => {
     const i = cp.next.indexOf(node);
     return i < 0 ? Number.MAX_SAFE_INTEGER : i;
@@ -57,4 +60,16 @@ export function runStatus(cp: Checkpoint): string {
     return `the run failed${at} (${cp.error.message}): resume it without an answer to retry`;
   }
   return 'the run is running: it is not waiting for an answer';
+}
+
+/**
+ * The interrupts an interrupted checkpoint waits on, with the ids `resume(thread, { answer, interrupt })`
+ * takes: given the writes of its step (`checkpointer.getWrites(cp.thread, cp.step)`), every pending one in
+ * frontier order; given the checkpoint alone, the one it stopped for. `[]` when it is not interrupted.
+ * `app.interrupts(thread)` reads both for you. (An `interruptBefore` stop has no question; it lists its node
+ * with an id nobody can answer, so check `cp.meta.interruptBefore`, or use `app.interrupts`.)
+ */
+export function pendingInterrupts(cp: Checkpoint, writes?: readonly PendingWrite[]): PendingInterrupt[] {
+  if (cp.meta.interruptBefore === true) return [];
+  return waitingCalls(cp, writes).map(({ id, node, payload }) => ({ id, node, payload }));
 }

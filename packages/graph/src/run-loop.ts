@@ -212,7 +212,7 @@ export async function* runLoop<S extends State>(
             value: { position: i.position, payload: i.payload },
           })),
         ];
-        const meta = { superStep };
+        const meta = { superStep, position: (outcome.interrupts[0] as { position: number }).position };
         await commit(
           checkpointer,
           {
