@@ -310,7 +310,11 @@ export class CompiledGraph<S extends State = State> {
     if (signal?.aborted) throw new RunCancelled(thread, latest.step, signal.reason);
     const step = latest.step + 1;
     const superStep = latest.done ? step : superStepOf(latest);
-    const meta = latest.done ? undefined : { superStep };
+    const meta = latest.done
+      ? undefined
+      : skipInterruptBefore
+        ? { superStep, pastInterruptBefore: true }
+        : { superStep };
     await commit(checkpointer, { thread, step, state, next: latest.next, writes, meta }, () => {
       return new AlreadyResumed(thread, step, 'another resumer claimed the run first');
     });
@@ -348,7 +352,7 @@ export class CompiledGraph<S extends State = State> {
    * one (a crash right after a resume's claim). Otherwise `interruptBefore` applies again.
    */
   async #pastInterruptBefore(checkpointer: Checkpointer, latest: Checkpoint<S>): Promise<boolean> {
-    if (latest.interrupted) return true;
+    if (latest.interrupted || latest.meta.pastInterruptBefore === true) return true;
     if (this.#engine.interruptBefore.size === 0 || latest.step === 0) return false;
     const prev = await checkpointer.get(latest.thread, latest.step - 1);
     return prev?.interrupted === true && sameList(prev.next, latest.next);

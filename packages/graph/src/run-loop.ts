@@ -139,12 +139,17 @@ export async function* runLoop<S extends State>(
   let ran = 0;
 
   /** Records the failure on a checkpoint of its own (state and frontier unchanged), then rejects with it. */
-  const failed = async (error: unknown, writes: readonly PendingWrite[]): Promise<never> => {
+  const failed = async (
+    error: unknown,
+    writes: readonly PendingWrite[],
+    started: boolean,
+  ): Promise<never> => {
     const runError =
       runErrorOf(error) ??
       (error instanceof StepLimitExceeded ? { node: null, message: error.message } : undefined);
     if (runError === undefined || checkpointer === undefined) throw error;
-    const meta = { superStep };
+    // A super-step that started had passed its interruptBefore check: its recovery must not stop again.
+    const meta = started ? { superStep, pastInterruptBefore: true } : { superStep };
     const at = step + 1;
     await commit(
       checkpointer,
@@ -176,7 +181,7 @@ export async function* runLoop<S extends State>(
       return { thread, status: 'interrupted', state, step, interrupt, interrupts: [] };
     }
     checkBefore = interruptBefore.size > 0;
-    if (ran === maxSteps) return await failed(new StepLimitExceeded(thread, step, maxSteps), carried);
+    if (ran === maxSteps) return await failed(new StepLimitExceeded(thread, step, maxSteps), carried, false);
 
     const durable = checkpointer !== undefined;
     const ledger = new Ledger(checkpointer, thread, step, carried);
@@ -237,7 +242,7 @@ export async function* runLoop<S extends State>(
       next = Array.isArray(routed) ? routed : await routed;
     } catch (error) {
       ledger.close();
-      return await failed(error, ledger.carried());
+      return await failed(error, ledger.carried(), true);
     }
     ledger.close();
     // An event hands `next` out (and it becomes the next `ran`): freeze it so a consumer cannot steer the run.

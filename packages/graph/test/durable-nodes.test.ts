@@ -48,10 +48,18 @@ describe.each(allBackends())('durable nodes on $name', (backend) => {
       .addEdge(START, 'b')
       .addEdge(START, 'c')
       .compile({ checkpointer });
-    await expect(app.invoke({ log: [] }, { thread: 'kept' })).rejects.toMatchObject({ code: 'NODE_FAILED', node: 'b' });
+    await expect(app.invoke({ log: [] }, { thread: 'kept' })).rejects.toMatchObject({
+      code: 'NODE_FAILED',
+      node: 'b',
+    });
     const failed = await app.getState('kept');
     // The failure is its own checkpoint: the state from before the super-step, the full frontier.
-    expect(failed).toMatchObject({ step: 1, state: { log: [] }, next: ['a', 'b', 'c'], error: { node: 'b', message: 'b is down' } });
+    expect(failed).toMatchObject({
+      step: 1,
+      state: { log: [] },
+      next: ['a', 'b', 'c'],
+      error: { node: 'b', message: 'b is down' },
+    });
     down = false;
     const done = await app.resume('kept');
     expect(done.state.log).toEqual(['a', 'b', 'c']);
@@ -87,7 +95,9 @@ describe.each(allBackends())('durable nodes on $name', (backend) => {
     const second = await app.resume('two-calls', { answer: 'A' });
     expect(second.interrupt).toMatchObject({ node: 'ask', payload: 'second?' });
     expect(second.interrupt?.id).not.toBe(first.interrupt?.id);
-    expect(await app.interrupts('two-calls')).toEqual([{ id: second.interrupt?.id, node: 'ask', payload: 'second?' }]);
+    expect(await app.interrupts('two-calls')).toEqual([
+      { id: second.interrupt?.id, node: 'ask', payload: 'second?' },
+    ]);
     const done = await app.resume('two-calls', { answer: 'B' });
     expect(done).toMatchObject({ status: 'done', state: { log: [`A+B@${process.pid}`] } });
   });

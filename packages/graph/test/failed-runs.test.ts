@@ -21,7 +21,10 @@ describe.each(allBackends())('failed runs on $name', (backend) => {
       .addEdge('inc', 'call')
       .addEdge('call', END)
       .compile({ checkpointer });
-    await expect(app.invoke({ n: 0 }, { thread: 'fails' })).rejects.toMatchObject({ code: 'NODE_FAILED', step: 1 });
+    await expect(app.invoke({ n: 0 }, { thread: 'fails' })).rejects.toMatchObject({
+      code: 'NODE_FAILED',
+      step: 1,
+    });
     // Step 2 records the failure: the state from before the super-step, the frontier to re-run.
     expect(await app.getState('fails')).toMatchObject({
       step: 2,
@@ -33,7 +36,9 @@ describe.each(allBackends())('failed runs on $name', (backend) => {
     const failed = await checkpointer.listThreads({ status: 'failed' });
     expect(failed.map((t) => t.thread)).toContain('fails');
     expect(failed.find((t) => t.thread === 'fails')).toMatchObject({ failed: true, error: { node: 'call' } });
-    expect((await checkpointer.listThreads({ status: 'running' })).map((t) => t.thread)).not.toContain('fails');
+    expect((await checkpointer.listThreads({ status: 'running' })).map((t) => t.thread)).not.toContain(
+      'fails',
+    );
     // An answer is refused with the run's real state.
     const answered = await app.resume('fails', { answer: 'x' }).catch((e) => e);
     expect(answered).toMatchObject({ code: 'ALREADY_RESUMED' });
@@ -41,7 +46,9 @@ describe.each(allBackends())('failed runs on $name', (backend) => {
     expect(answered.message).toContain('upstream 503');
     down = false;
     expect(await app.resume('fails')).toMatchObject({ status: 'done', state: { n: 1 } });
-    expect((await checkpointer.listThreads({ status: 'failed' })).map((t) => t.thread)).not.toContain('fails');
+    expect((await checkpointer.listThreads({ status: 'failed' })).map((t) => t.thread)).not.toContain(
+      'fails',
+    );
     const history = await app.history('fails');
     // 0 input, 1 inc, 2 failed, 3 claim (error cleared), 4 call.
     expect(history.map((c) => [c.step, c.error?.node ?? null])).toEqual([
@@ -61,7 +68,12 @@ describe.each(allBackends())('failed runs on $name', (backend) => {
       .compile({ checkpointer, maxSteps: 3 });
     const error = await app.invoke({ n: 0 }, { thread: 'limit' }).catch((e) => e);
     expect(error).toMatchObject({ code: 'STEP_LIMIT', step: 4, maxSteps: 3 });
-    expect(await app.getState('limit')).toMatchObject({ step: 4, state: { n: 3 }, next: ['inc'], error: { node: null } });
+    expect(await app.getState('limit')).toMatchObject({
+      step: 4,
+      state: { n: 3 },
+      next: ['inc'],
+      error: { node: null },
+    });
     expect((await checkpointer.listThreads({ status: 'failed' })).map((t) => t.thread)).toContain('limit');
     expect(await app.resume('limit')).toMatchObject({ status: 'done', state: { n: 5 } });
   });

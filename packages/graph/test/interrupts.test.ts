@@ -105,10 +105,11 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
     expect((await app.getState('siblings'))?.next).toEqual(['ask', 'side']);
     const done = await app.resume('siblings', { answer: 'yes' });
     expect(done.state).toEqual({ log: ['ask:yes', 'side'], side: 1 });
-    expect(runs).toEqual({ ask: 2, side: 2 });
+    // The sibling completed before the stop: its stored update is applied, it does not run again.
+    expect(runs).toEqual({ ask: 2, side: 1 });
   });
 
-  it('records the first interrupting node in frontier order; the other asks again on each resume', async () => {
+  it('records the first interrupting node in frontier order; answered in turn, the super-step finishes', async () => {
     const app = new StateGraph<S>({ reducers: { log: concat } })
       .addNode('one', (_s, ctx) => ({ log: [`one:${ctx.interrupt<string>('first')}`] }))
       .addNode('two', (_s, ctx) => ({ log: [`two:${ctx.interrupt<string>('second')}`] }))
@@ -119,13 +120,13 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
     expect(run.interrupt).toMatchObject({ node: 'one', payload: 'first' });
     const next = await app.resume('both', { answer: 'A' });
     expect(next.interrupt).toMatchObject({ node: 'two', payload: 'second' });
-    // The whole frontier re-runs and `one` gets no answer this time: parallel interrupts take turns.
-    const again = await app.resume('both', { answer: 'B' });
-    expect(again.interrupt).toMatchObject({ node: 'one', payload: 'first' });
-    expect(again.state.log).toEqual([]);
+    // `one` keeps its answer: the turn passes to `two`, and its answer finishes the super-step.
+    const done = await app.resume('both', { answer: 'B' });
+    expect(done).toMatchObject({ status: 'done' });
+    expect(done.state.log).toEqual(['one:A', 'two:B']);
   });
 
-  it('a node that interrupts twice: the answer reaches the first call and the second call suspends again', async () => {
+  it('a node that interrupts twice: each answer reaches its own call, by position', async () => {
     const app = new StateGraph<S>({ reducers: { log: concat } })
       .addNode('twice', (_s, ctx) => {
         const a = ctx.interrupt<string>('q1');
@@ -141,7 +142,7 @@ describe.each(backends)('human in the loop on $name', ({ create }) => {
     const second = await app.resume('twice', { answer: 'A' });
     expect(second.interrupt).toMatchObject({ node: 'twice', payload: 'q2' });
     const third = await app.resume('twice', { answer: 'B' });
-    expect(third.interrupt).toMatchObject({ node: 'twice', payload: 'q2' });
+    expect(third).toMatchObject({ status: 'done', state: { log: ['A', 'B'] } });
   });
 
   it('interruptBefore stops before the node runs; on resume it runs and its own first interrupt suspends', async () => {

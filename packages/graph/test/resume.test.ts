@@ -73,10 +73,17 @@ describe.each(backends)('resume on $name', ({ create }) => {
     expect(error).toBeInstanceOf(NodeError);
     expect(error).toMatchObject({ code: 'NODE_FAILED', node: 'count', step: 0, thread: 'flaky' });
     expect((error.cause as Error).message).toBe('flaky service');
-    expect(await app.getState('flaky')).toMatchObject({ step: 0, next: ['count'], interrupted: false });
+    // The failure is recorded at step 1: the input's state and frontier, and what failed.
+    expect(await app.getState('flaky')).toMatchObject({
+      step: 1,
+      next: ['count'],
+      interrupted: false,
+      state: { n: 10 },
+      error: { node: 'count', message: 'flaky service' },
+    });
     broken = false;
     const before = calls.count;
-    expect(await app.resume('flaky')).toMatchObject({ status: 'done', state: { n: 11 }, step: 2 });
+    expect(await app.resume('flaky')).toMatchObject({ status: 'done', state: { n: 11 }, step: 3 });
     expect(calls.count - before).toBe(1);
   });
 
@@ -92,7 +99,7 @@ describe.each(backends)('resume on $name', ({ create }) => {
     const error = await app.invoke({ n: 0, log: [] }, { thread: 'mid' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'NODE_FAILED', node: 'count', step: 2, thread: 'mid' });
     expect((error as NodeError).cause).toBeInstanceOf(TypeError);
-    expect((await app.getState('mid'))?.step).toBe(2);
+    expect(await app.getState('mid')).toMatchObject({ step: 3, state: { n: 2 }, error: { node: 'count' } });
   });
 
   it('a router that throws rejects with NodeError naming the node it routes from', async () => {
@@ -114,10 +121,16 @@ describe.each(backends)('resume on $name', ({ create }) => {
     const { app } = counter({ limit: 5, maxSteps: 2 });
     const error = await app.invoke({ n: 0, log: [] }, { thread: 'limit' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StepLimitExceeded);
-    expect(error).toMatchObject({ code: 'STEP_LIMIT', thread: 'limit', step: 2, maxSteps: 2 });
-    expect(await app.getState('limit')).toMatchObject({ step: 2, state: { n: 2 }, next: ['count'] });
-    await expect(app.resume('limit')).rejects.toMatchObject({ code: 'STEP_LIMIT', step: 5 });
-    expect(await app.resume('limit')).toMatchObject({ status: 'done', state: { n: 5 }, step: 7 });
+    // step is the checkpoint that records the failure: the state after the last super-step, no node.
+    expect(error).toMatchObject({ code: 'STEP_LIMIT', thread: 'limit', step: 3, maxSteps: 2 });
+    expect(await app.getState('limit')).toMatchObject({
+      step: 3,
+      state: { n: 2 },
+      next: ['count'],
+      error: { node: null },
+    });
+    await expect(app.resume('limit')).rejects.toMatchObject({ code: 'STEP_LIMIT', step: 7 });
+    expect(await app.resume('limit')).toMatchObject({ status: 'done', state: { n: 5 }, step: 9 });
   });
 
   it('defaults maxSteps to 100', async () => {
@@ -128,7 +141,7 @@ describe.each(backends)('resume on $name', ({ create }) => {
       .compile({ checkpointer });
     await expect(app.invoke({ n: 0 }, { thread: 'spin' })).rejects.toMatchObject({
       code: 'STEP_LIMIT',
-      step: 100,
+      step: 101,
     });
     expect((await app.getState('spin'))?.state).toEqual({ n: 100 });
   });
@@ -174,7 +187,7 @@ describe.each(backends)('resume on $name', ({ create }) => {
     expect(calls.count).toBe(ran);
   });
 
-  it('concurrent recoveries of a failed run race on the claim: one runs, the others get AlreadyResumed', async () => {
+  it('concurrent recoveries of a failed run: one runs, the others get ThreadBusy (its lease) or AlreadyResumed (the claim)', async () => {
     let broken = true;
     const { app } = counter({ fail: () => broken });
     await expect(app.invoke({ n: 0, log: [] }, { thread: 'recover' })).rejects.toBeInstanceOf(NodeError);
@@ -182,7 +195,8 @@ describe.each(backends)('resume on $name', ({ create }) => {
     const results = await Promise.allSettled([1, 2, 3, 4].map(() => app.resume('recover')));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
-      expect(r.reason).toMatchObject({ code: 'ALREADY_RESUMED', thread: 'recover' });
+      expect(['ALREADY_RESUMED', 'THREAD_BUSY']).toContain(r.reason.code);
+      expect(r.reason).toMatchObject({ thread: 'recover' });
     }
     const steps = (await app.history('recover')).map((c) => c.step);
     expect(steps).toEqual([...new Set(steps)]);
@@ -203,6 +217,9 @@ describe.each(backends)('resume on $name', ({ create }) => {
     });
     const original = app.invoke({ n: 0 }, { thread: 'taken' });
     await expect.poll(() => checkpointer.get('taken')).toBeDefined();
+    // The original stalls as a paused process would, and its lease runs out (released here by hand).
+    const lease = await checkpointer.getLease('taken');
+    await checkpointer.releaseLease('taken', lease?.owner as string);
     hold = undefined;
     expect(await app.resume('taken')).toMatchObject({ status: 'done', step: 2 });
     release();

@@ -89,7 +89,10 @@ describe.each(backends)('state versions on $name', ({ create }) => {
     // Reads through the graph see every step in the current shape, and say where it came from.
     const history = await app.history('t');
     // (Other engine facts in meta, such as a continuation's super-step, are not the point here.)
-    const versions = history.map(({ meta }) => ({ stateVersion: meta.stateVersion, migratedFrom: meta.migratedFrom }));
+    const versions = history.map(({ meta }) => ({
+      stateVersion: meta.stateVersion,
+      migratedFrom: meta.migratedFrom,
+    }));
     expect(versions).toEqual([
       { stateVersion: 3 },
       { stateVersion: 3 },

@@ -170,7 +170,7 @@ describe.each(backends)('super-steps on $name', ({ create }) => {
     });
   });
 
-  it('rejects two nodes writing one key without a reducer, naming both, and commits nothing', async () => {
+  it('rejects two nodes writing one key without a reducer, naming both, and records the run as failed', async () => {
     const app = new StateGraph<{ n: number; log: string[] }>({ reducers: { log: concat } })
       .addNode('a', () => ({ n: 1, log: ['a'] }))
       .addNode('b', () => ({ n: 2, log: ['b'] }))
@@ -182,7 +182,12 @@ describe.each(backends)('super-steps on $name', ({ create }) => {
     expect(error).toMatchObject({ code: 'INVALID_UPDATE', key: 'n', nodes: ['a', 'b'] });
     expect((error as Error).message).toContain('"a"');
     expect((error as Error).message).toContain('"b"');
-    expect((await app.getState('clash'))?.step).toBe(0);
+    // Nothing of the super-step is applied; the failure has a checkpoint of its own.
+    expect(await app.getState('clash')).toMatchObject({
+      step: 1,
+      state: { n: 0, log: [] },
+      error: { node: 'a' },
+    });
   });
 
   it('lets several nodes write a key that has a reducer', async () => {

@@ -104,4 +104,3 @@ describe.each(allBackends())('ctx.task and ctx.idempotencyKey on $name', (backen
     for (const e of errors) expect(e).toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });
-
