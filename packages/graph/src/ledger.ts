@@ -18,8 +18,14 @@ const id = (node: string, key: string) => `${node}\u0000${key}`;
  * durably (first value wins), `remember` keeps one in memory for the continuation checkpoint only.
  */
 export class Ledger {
-  readonly #writes = new Map<string, PendingWrite>();
+  // Created on the first write: a super-step of one node (the common case) never allocates it.
+  #map: Map<string, PendingWrite> | undefined;
   #closed = false;
+
+  get #writes(): Map<string, PendingWrite> {
+    this.#map ??= new Map();
+    return this.#map;
+  }
 
   constructor(
     readonly checkpointer: Checkpointer | undefined,
@@ -32,15 +38,16 @@ export class Ledger {
 
   /** The stored write for (node, key), if any. */
   get(node: string, key: string): PendingWrite | undefined {
-    return this.#writes.size === 0 ? undefined : this.#writes.get(id(node, key));
+    return this.#map === undefined ? undefined : this.#map.get(id(node, key));
   }
 
   /** The node's stored answers by position, up to the first position without one. */
   answers(node: string): unknown[] | undefined {
-    if (this.#writes.size === 0) return undefined;
+    const map = this.#map;
+    if (map === undefined) return undefined;
     const out: unknown[] = [];
     for (let k = 0; ; k++) {
-      const w = this.#writes.get(id(node, answerKey(k)));
+      const w = map.get(id(node, answerKey(k)));
       if (w === undefined) return out.length === 0 ? undefined : out;
       out.push(w.value);
     }
@@ -67,7 +74,7 @@ export class Ledger {
 
   /** Everything to carry into a continuation checkpoint (interrupt, failure, claim). */
   carried(): PendingWrite[] {
-    return [...this.#writes.values()];
+    return this.#map === undefined ? [] : [...this.#map.values()];
   }
 }
 

@@ -17,7 +17,7 @@ import {
 } from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
 import type { LeaseKeeper } from './lease-keeper.js';
-import { Ledger, PENDING } from './ledger.js';
+import { Ledger, PENDING, UPDATE } from './ledger.js';
 import { nextFrontier } from './routing.js';
 import { interruptId } from './stable-id.js';
 import { runSuperStep } from './super-step.js';
@@ -188,7 +188,7 @@ export async function* runLoop<S extends State>(
     carried = EMPTY_WRITES;
     let updated: S;
     let next: readonly string[];
-    let updates: readonly unknown[];
+    let updates: readonly unknown[] | undefined;
     try {
       const outcome = await runSuperStep({
         spec,
@@ -241,6 +241,10 @@ export async function* runLoop<S extends State>(
       const routed = nextFrontier(spec, frontier, updated, { thread, step });
       next = Array.isArray(routed) ? routed : await routed;
     } catch (error) {
+      // The nodes completed but applying or routing failed: keep every update, so a recovery re-runs none.
+      if (updates !== undefined && durable) {
+        for (let i = 0; i < frontier.length; i++) ledger.remember(frontier[i] as string, UPDATE, updates[i]);
+      }
       ledger.close();
       return await failed(error, ledger.carried(), true);
     }

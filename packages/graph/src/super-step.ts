@@ -265,6 +265,8 @@ function unlessCancelled<T, S extends State>(work: Promise<T>, run: SuperStep<S>
   );
 }
 
+const one = (a: Attempt): Attempt[] => [a];
+
 function runAll<S extends State>(run: SuperStep<S>): Promise<Attempt[]> {
   const { frontier, ledger } = run;
   if (frontier.length === 1) {
@@ -273,13 +275,9 @@ function runAll<S extends State>(run: SuperStep<S>): Promise<Attempt[]> {
     const node = frontier[0] as string;
     const stored = ledger.get(node, UPDATE);
     if (stored !== undefined) return Promise.resolve([{ kind: 'value', value: stored.value }]);
-    if (run.signal === undefined && !run.spec.settings.has(node)) {
-      return runPlain(run, node).then((a) => {
-        if (a.kind === 'value' && run.durable) ledger.remember(node, UPDATE, a.value);
-        return [a];
-      });
-    }
-    return Promise.all([runAndRecord(run, node, false)]);
+    // (A router failure after it carries the update into the failed checkpoint: see the run loop.)
+    if (run.signal === undefined && !run.spec.settings.has(node)) return runPlain(run, node).then(one);
+    return runNode(run, node).then(one);
   }
   return Promise.all(
     frontier.map((node) => {
