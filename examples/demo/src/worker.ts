@@ -11,7 +11,8 @@ const [dbPath, thread, outDir, mode, answer] = process.argv.slice(2) as [
   string,
   string?,
 ];
-const hang = () => new Promise<void>(() => {});
+// Never settles; the timer keeps the process alive until the demo kills it (SQLite holds no socket open).
+const hang = () => new Promise<void>(() => setInterval(() => {}, 60_000));
 const app = buildPipeline({
   checkpointer: new SqliteCheckpointer(dbPath),
   outDir,
