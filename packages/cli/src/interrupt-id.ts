@@ -1,20 +1,26 @@
-import type { Checkpoint } from '@flow/core';
+import type { Checkpoint, Checkpointer, PendingWrite } from '@flow/core';
+
+type PendingOf = (cp: Checkpoint, writes?: readonly PendingWrite[]) => { id: string | null; node: string }[];
 
 /**
- * The id of the interrupt an interrupted checkpoint waits on, as the engine names it, or undefined when the
- * engine installed has no interrupt ids (or nothing waits). The engine is the one place the rule lives.
+ * The id of the interrupt an interrupted checkpoint waits on first (the question its `interruptPayload`
+ * shows), as the engine names it, read with the writes of its step; undefined when the engine installed has
+ * no interrupt ids (or nothing waits). The engine is the one place the rule lives.
  */
-export async function interruptIdOf(cp: Checkpoint): Promise<string | undefined> {
-  if (!cp.interrupted) return undefined;
-  let graph: { pendingInterrupts?: (cp: Checkpoint) => { id: string | null }[] };
+export async function interruptIdOf(
+  cp: Checkpoint,
+  store: Checkpointer | undefined,
+): Promise<string | undefined> {
+  if (!cp.interrupted || store === undefined) return undefined;
+  let graph: { pendingInterrupts?: PendingOf };
   try {
     graph = (await import('@flow/graph')) as typeof graph;
   } catch {
     return undefined;
   }
   const pending = graph.pendingInterrupts;
-  // Only the one-argument form reads a checkpoint alone.
-  if (typeof pending !== 'function' || pending.length !== 1) return undefined;
-  const id = pending(cp)[0]?.id;
+  if (typeof pending !== 'function') return undefined;
+  const waiting = pending(cp, await store.getWrites(cp.thread, cp.step));
+  const id = (waiting.find((p) => p.node === cp.interruptNode) ?? waiting[0])?.id;
   return typeof id === 'string' ? id : undefined;
 }

@@ -124,7 +124,8 @@ describe('flow serve and flow resume with a graph module', () => {
     expect(first.stdout).toContain('"published"');
     const again = await runBin(['resume', 'resume-1', '--graph', APP, '--answer', '"reject"'], { env });
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/cannot take an answer|no longer pending|resumed already/);
+    // The engine's AlreadyResumed names the thread, its step and where the run stands.
+    expect(again.stderr).toContain('thread "resume-1" step 5: cannot take an answer: the run is done');
   });
 
   it('resume --json prints the run result as one document; --patch amends the state', async () => {

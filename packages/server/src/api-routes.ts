@@ -79,7 +79,7 @@ const startRun: Route = async ({ graph, request, maxBodyBytes }) => {
   return json(resultJson(await graph.app.invoke(input, options)));
 };
 
-const getRun: Route = async (ctx) => json(checkpointJson(await latestOrThrow(ctx)));
+const getRun: Route = async (ctx) => json(await checkpointJson(await latestOrThrow(ctx), ctx.graph.store));
 
 const getHistory: Route = async (ctx) => {
   const { query, graph, thread } = ctx;
@@ -90,7 +90,7 @@ const getHistory: Route = async (ctx) => {
     beforeStep === undefined ? { limit } : { beforeStep, limit },
   );
   if (checkpoints.length === 0) await latestOrThrow(ctx);
-  return json({ checkpoints: checkpoints.map(checkpointJson) });
+  return json({ checkpoints: await Promise.all(checkpoints.map((cp) => checkpointJson(cp, graph.store))) });
 };
 
 async function stepOrThrow(ctx: RouteContext, step: number) {
@@ -103,7 +103,7 @@ async function stepOrThrow(ctx: RouteContext, step: number) {
 const getStep =
   (stepText: string): Route =>
   async (ctx) =>
-    json(checkpointJson(await stepOrThrow(ctx, stepParam(stepText, 'step'))));
+    json(await checkpointJson(await stepOrThrow(ctx, stepParam(stepText, 'step')), ctx.graph.store));
 
 const getDiff: Route = async (ctx) => {
   const { query, graph, thread } = ctx;
@@ -154,7 +154,7 @@ const forkRun: Route = async ({ graph, thread, request, maxBodyBytes }) => {
   if (id === undefined) throw new HttpError(500, 'INTERNAL', 'fork did not say which thread it made');
   const latest = await graph.app.getState(id);
   if (latest === undefined) throw threadNotFound(id);
-  return json(checkpointJson(latest), 201);
+  return json(await checkpointJson(latest, graph.store), 201);
 };
 
 const deleteRun: Route = async ({ graph, thread }) => {

@@ -51,7 +51,7 @@ export async function resumeCommand(ctx: Context, thread: string, opts: ResumeCo
     const options: Record<string, unknown> = {};
     if (opts.answer !== undefined) {
       options.answer = opts.answer;
-      const id = await interruptIdOf(latest);
+      const id = await interruptIdOf(latest, app.checkpointer);
       if (id !== undefined) options.interrupt = id;
     }
     if (opts.patch !== undefined) options.patch = opts.patch;

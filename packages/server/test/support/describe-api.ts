@@ -2,7 +2,7 @@ import type { Checkpointer } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, type FlowServer, serve } from '../../src/index.js';
 import { type Answer, client, path } from './client.js';
-import { clashGraph, loopGraph, reviewGraph } from './graphs.mjs';
+import { clashGraph, loopGraph, reviewGraph, twoQuestionsGraph } from './graphs.mjs';
 import { createStore, type StoreFixture, type StoreKind } from './stores.js';
 
 const TOKEN = 'test-token-Zq9';
@@ -29,12 +29,13 @@ export function describeApi(kind: StoreKind): void {
 
     beforeAll(async () => {
       fixture = await createStore(kind);
-      stores = [fixture.open(), fixture.open(), fixture.open()];
+      stores = [fixture.open(), fixture.open(), fixture.open(), fixture.open()];
       const handler = createHandler({
         graphs: {
           pipeline: reviewGraph(stores[0]!),
           loop: loopGraph(stores[1]!),
           clash: clashGraph(stores[2]!),
+          questions: twoQuestionsGraph(stores[3]!),
         },
         token: TOKEN,
         maxBodyBytes: 4096,
@@ -51,7 +52,9 @@ export function describeApi(kind: StoreKind): void {
     it('GET /api/graphs names every graph', async () => {
       const answer = await call('GET', '/api/graphs');
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ graphs: [{ name: 'pipeline' }, { name: 'loop' }, { name: 'clash' }] });
+      expect(answer.body).toEqual({
+        graphs: [{ name: 'pipeline' }, { name: 'loop' }, { name: 'clash' }, { name: 'questions' }],
+      });
     });
 
     it('refuses a missing, wrong or malformed token with 401 UNAUTHORIZED, before reading the body', async () => {
@@ -308,6 +311,43 @@ export function describeApi(kind: StoreKind): void {
       expectError(await call('POST', runs('answer', 'resume'), { patch: 'x' }), 400, 'INVALID_ARGUMENT');
       expectError(await call('POST', runs('answer', 'resume'), { interrupt: 5 }), 400, 'INVALID_ARGUMENT');
       expectError(await call('POST', runs('answer', 'resume'), 'not json'), 400, 'INVALID_ARGUMENT');
+    });
+
+    it('a late answer with the id shown for an answered question is 409, though the run waits again', async () => {
+      const questions = (...rest: (string | number)[]) => path('graphs', 'questions', 'runs', ...rest);
+      await call('POST', questions(), { input: { log: [] }, thread: 'q-late' });
+      // What the inbox shows: the question of the latest checkpoint and its id.
+      const shown = (await call('GET', questions('q-late'))).body;
+      expect(shown).toMatchObject({ interrupted: true, interruptNode: 'ask', interruptPayload: 'first?' });
+      expect(shown.interrupts).toEqual([
+        { id: expect.stringMatching(/^int-/), node: 'ask', payload: 'first?' },
+      ]);
+      const first = shown.interrupts[0].id;
+      // Another tab answers it; the run stops again, at the second question, with another id.
+      const answered = await call('POST', questions('q-late', 'resume'), { answer: 'A', interrupt: first });
+      expect(answered.body).toMatchObject({ status: 'interrupted', interrupt: { node: 'check' } });
+      const now = (await call('GET', questions('q-late'))).body;
+      expect(now.interrupts).toEqual([{ id: answered.body.interrupt.id, node: 'check', payload: 'second?' }]);
+      expect(now.interrupts[0].id).not.toBe(first);
+      // The late answer to the first question must not answer the second one.
+      const late = await call('POST', questions('q-late', 'resume'), { answer: 'B', interrupt: first });
+      expectError(late, 409, 'ALREADY_RESUMED');
+      expect((await call('GET', questions('q-late'))).body).toMatchObject({
+        step: now.step,
+        interruptNode: 'check',
+      });
+      // History shows each stop with the id it had.
+      const history = (await call('GET', questions('q-late', 'history'))).body.checkpoints;
+      const stops = history.filter((cp: { interrupted: boolean }) => cp.interrupted);
+      expect(stops.map((cp: { interrupts: { id: string }[] }) => cp.interrupts[0]!.id)).toEqual([
+        now.interrupts[0].id,
+        first,
+      ]);
+      const done = await call('POST', questions('q-late', 'resume'), {
+        answer: 'C',
+        interrupt: now.interrupts[0].id,
+      });
+      expect(done.body).toMatchObject({ status: 'done', state: { log: ['ask:A', 'check:C'] } });
     });
 
     it('POST resume with a patch amends the state first', async () => {

@@ -33,6 +33,21 @@ export function reviewGraph(checkpointer) {
     .compile({ checkpointer });
 }
 
+/**
+ * ask → check: each asks a human once (`first?`, then `second?`), so a run stops again at another question
+ * after the first answer.
+ * @param {import('@flow/core').Checkpointer} checkpointer
+ */
+export function twoQuestionsGraph(checkpointer) {
+  return new StateGraph({ reducers: { log: (a, b) => [...a, ...b] } })
+    .addNode('ask', (_s, ctx) => ({ log: [`ask:${ctx.interrupt('first?')}`] }))
+    .addNode('check', (_s, ctx) => ({ log: [`check:${ctx.interrupt('second?')}`] }))
+    .addEdge(START, 'ask')
+    .addEdge('ask', 'check')
+    .addEdge('check', END)
+    .compile({ checkpointer });
+}
+
 /** A graph that never ends: `maxSteps: 3` stops every call with STEP_LIMIT. */
 export function loopGraph(checkpointer) {
   return new StateGraph({})
