@@ -32,20 +32,37 @@ describe('pnpm demo, non-interactive', () => {
     expect(out).toMatch(/step 3 +✓ draft +drafted \d+ words/);
     expect(out).toContain('step 4   ⏸ waiting for a human in review');
     expect(out).toContain('answer: approve — from the --approve flag');
-    expect(out).toMatch(/step 7 +✓ publish +published to/);
+    // A second worker takes the answer, sends, and is killed before "publish" commits.
+    const sender = /worker (\d+) │ sent: post-\S+\.md \(key flow-/.exec(out)?.[1];
+    expect(sender).toBeDefined();
+    expect(out).toMatch(/✗ killed worker \d+ with SIGKILL after the send, before "publish" committed/);
+    expect(out).toContain('last committed checkpoint: step 6, next: publish — the send is stored');
+    expect(out).toMatch(/step 8 +✓ publish +published to/);
     expect(out).toContain('is refused with ALREADY_RESUMED');
     for (const row of [/^ {3}0 +triage +running +input/m, /^ {3}2 +draft +running +resume claim/m]) {
       expect(out).toMatch(row);
     }
     expect(out).toMatch(/^ {3}4 +review +interrupted +interrupt from review/m);
-    expect(out).toMatch(/^ {3}7 +— +done/m);
+    expect(out).toMatch(/^ {3}7 +publish +running +resume claim/m);
+    expect(out).toMatch(/^ {3}8 +— +done/m);
     const thread = /thread: (post-\S+)/.exec(out)?.[1] as string;
     const published = join(home, 'published', `${thread}.md`);
     expect(existsSync(published)).toBe(true);
     expect(readFileSync(published, 'utf8')).toContain('# Durable workflows in five minutes');
     // The node after the crash ran in the demo process, the one before in the killed worker.
-    const trail = /who ran what: triage \(pid (\d+)\) → draft \(pid (\d+)\)/.exec(out);
+    const trail =
+      /who ran what: triage \(pid (\d+)\) → draft \(pid (\d+)\) → review \(pid (\d+)\) → publish \(pid (\d+)\)/.exec(
+        out,
+      );
     expect(trail?.[1]).not.toBe(trail?.[2]);
+    // The post was sent once, by the killed worker: the re-run of "publish" in the demo got the stored receipt.
+    expect(trail?.[3]).toBe(sender);
+    expect(trail?.[4]).toBe(trail?.[2]);
+    const sends = readFileSync(join(home, 'published', 'outbox.log'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith(`${thread} `));
+    expect(sends).toEqual([expect.stringMatching(new RegExp(`^${thread} flow-\\S+ sent by pid ${sender}$`))]);
+    expect(out).toContain(`outbox: 1 send for this thread (sent by pid ${sender})`);
   });
 
   it('without a flag and without a terminal, says so and rejects; running again starts a new thread', () => {
