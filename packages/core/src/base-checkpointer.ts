@@ -87,44 +87,30 @@ export abstract class BaseCheckpointer implements Checkpointer {
    * Stores `record` as `writeRecord` does and, in the same atomic operation, `writes` for (thread, step)
    * (first value wins per (node, key)). If the put fails or conflicts, no write is stored either.
    */
-  protected writeRecordWithWrites(
-    _record: CheckpointRecord,
-    _ifRevision: number | undefined,
-    _writes: WriteRecord[],
-  ): Awaitable<number> {
-    throw this.unsupported('put with writes');
-  }
+  protected abstract writeRecordWithWrites(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[],
+  ): Awaitable<number>;
   /** Stores writes for (thread, step) that are not stored yet; a (node, key) already stored keeps its value. */
-  protected writeWrites(_thread: string, _step: number, _writes: WriteRecord[]): Awaitable<void> {
-    throw this.unsupported('putWrites');
-  }
+  protected abstract writeWrites(thread: string, step: number, writes: WriteRecord[]): Awaitable<void>;
   /** The writes stored for (thread, step), in code-point order of (node, key). */
-  protected readWrites(_thread: string, _step: number): Awaitable<WriteRecord[]> {
-    throw this.unsupported('getWrites');
-  }
+  protected abstract readWrites(thread: string, step: number): Awaitable<WriteRecord[]>;
   /**
    * Takes the lease when there is none, it has expired (by the store's clock), it is `lease.owner`'s already
    * (then it is renewed), or its owner is `replace`. Otherwise answers the live holder and changes nothing.
    */
-  protected writeLease(
-    _thread: string,
-    _lease: LeaseRecord,
-    _replace: string | undefined,
-  ): Awaitable<LeaseResult> {
-    throw this.unsupported('acquireLease');
-  }
+  protected abstract writeLease(
+    thread: string,
+    lease: LeaseRecord,
+    replace: string | undefined,
+  ): Awaitable<LeaseResult>;
   /** Extends `owner`'s live lease to now + ttlMs; false (and no change) when `owner` does not hold it. */
-  protected extendLease(_thread: string, _owner: string, _ttlMs: number): Awaitable<boolean> {
-    throw this.unsupported('renewLease');
-  }
+  protected abstract extendLease(thread: string, owner: string, ttlMs: number): Awaitable<boolean>;
   /** Removes the lease if `owner` holds it. */
-  protected dropLease(_thread: string, _owner: string): Awaitable<void> {
-    throw this.unsupported('releaseLease');
-  }
+  protected abstract dropLease(thread: string, owner: string): Awaitable<void>;
   /** The live lease on the thread, if any (an expired one is absent). */
-  protected readLease(_thread: string): Awaitable<Lease | undefined> {
-    throw this.unsupported('getLease');
-  }
+  protected abstract readLease(thread: string): Awaitable<Lease | undefined>;
 
   /** Where a record lives, for `CorruptCheckpointError` messages. Backends override with a path or key. */
   protected locate(thread: string, step: number): string {
@@ -274,10 +260,6 @@ export abstract class BaseCheckpointer implements Checkpointer {
   private decode(record: CheckpointRecord): Checkpoint {
     const location = () => this.locate(record.thread, record.step);
     return decodeRecord(record, this.serializer, location, this.backend);
-  }
-
-  private unsupported(op: string): StorageError {
-    return new StorageError(`${prefix(this.backend)}${op} is not supported by this backend`);
   }
 
   private closedError(): StorageError {
