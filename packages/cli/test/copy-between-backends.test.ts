@@ -59,6 +59,32 @@ describe.each([
   });
 });
 
+describe.each([
+  ['sqlite', 'postgres'],
+  ['redis', 'file'],
+] as const)('flow copy of per-step writes from %s to %s', (fromKind, toKind) => {
+  it('copies each step with its writes, and fills in writes a step already copied lacks', async () => {
+    const from = await fresh(fromKind);
+    const to = await fresh(toKind);
+    const cps = await usingStore(from, (cp) => populate(cp));
+    const target = cps.find((c) => c.thread === 'done-1' && c.step === 0)!;
+    const writes = [
+      { node: 'draft', key: 'update', value: { text: 'kept', at: new Date(0), n: 10n } },
+      { node: 'publish', key: 'task:send', value: new Map([['receipt', 'r-1']]) },
+    ];
+    await usingStore(from, (cp) => cp.putWrites('done-1', 0, writes));
+
+    expect((await runBin(['copy', '--from', from.url, '--to', to.url])).code).toBe(0);
+    expect(await usingStore(to, (cp) => cp.getWrites('done-1', 0))).toEqual(writes);
+
+    // A step the target already holds without writes (copied by a tool that did not copy them).
+    const bare = await fresh(toKind);
+    await usingStore(bare, (cp) => cp.put(target));
+    expect((await runBin(['copy', '--from', from.url, '--to', bare.url])).code).toBe(0);
+    expect(await usingStore(bare, (cp) => cp.getWrites('done-1', 0))).toEqual(writes);
+  });
+});
+
 describe('flow copy keeps the target safe', () => {
   it('never overwrites a step the target holds with other content, and says so (exit 1)', async () => {
     const from = await fresh('sqlite');

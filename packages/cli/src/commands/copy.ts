@@ -34,17 +34,21 @@ async function* sourceThreads(source: Checkpointer, only: string | undefined): A
 
 /**
  * Writes the first checkpoint of `page` into the target only if that (thread, step) is empty there
- * (`ifRevision: 0`), so nothing in the target is ever overwritten. `put` keeps the given `ts`, so history
+ * (`ifRevision: 0`), so nothing in the target is ever overwritten, together with the step's per-step writes
+ * (completed nodes, task values, answers) in the same atomic put. `put` keeps the given `ts`, so history
  * keeps its times. The checkpoint is taken out of the page and let go before the target's copy is read, so
- * only one large state is held at a time.
+ * only one large state is held at a time. A step already in the target with the same content gets the
+ * writes it lacks (the first value stored for a key wins, so a second run changes nothing).
  */
 async function copyFirst(
+  source: Checkpointer,
   target: Checkpointer,
   page: Checkpoint[],
 ): Promise<'copied' | 'skipped' | 'conflict'> {
   let cp: Checkpoint | undefined = page.shift()!;
+  const writes = await source.getWrites(cp.thread, cp.step);
   try {
-    await target.put(cp, { ifRevision: 0 });
+    await target.put(cp, { ifRevision: 0, writes });
     return 'copied';
   } catch (error) {
     if (!isFlowError(error, 'CHECKPOINT_CONFLICT')) throw error;
@@ -52,7 +56,9 @@ async function copyFirst(
   const wanted = checkpointContent(cp);
   cp = undefined;
   const existing = await target.get(wanted.thread, wanted.step);
-  return existing !== undefined && sameContent(checkpointContent(existing), wanted) ? 'skipped' : 'conflict';
+  if (existing === undefined || !sameContent(checkpointContent(existing), wanted)) return 'conflict';
+  if (writes.length > 0) await target.putWrites(wanted.thread, wanted.step, writes);
+  return 'skipped';
 }
 
 /**
@@ -81,7 +87,7 @@ export async function copyCommand(
         seen = true;
         while (page.length > 0) {
           const step = page[0]!.step;
-          const outcome = await copyFirst(target, page);
+          const outcome = await copyFirst(source, target, page);
           if (outcome === 'copied') result.copied++;
           else if (outcome === 'skipped') result.skipped++;
           else {
