@@ -29,7 +29,9 @@ async function stepsUpTo(checkpointer: Checkpointer, thread: string, step: numbe
 
 /**
  * Copies checkpoints `0…step` of `thread` to `to`, oldest first, each with `ifRevision: 0` (so a thread that
- * appears at `to` meanwhile stops the copy with `ThreadBusy`). Resolves with the copy of `step`.
+ * appears at `to` meanwhile stops the copy with `ThreadBusy`) and with its step's per-step writes in the same
+ * put, so the fork keeps the nodes that had completed at `step` and the values of their durable tasks.
+ * Resolves with the copy of `step`.
  */
 export async function forkThread(
   checkpointer: Checkpointer,
@@ -54,7 +56,8 @@ export async function forkThread(
   let copy: Checkpoint | undefined;
   for (const cp of await stepsUpTo(checkpointer, thread, options.step)) {
     try {
-      copy = await checkpointer.put(cp.with({ thread: to }), { ifRevision: 0 });
+      const writes = await checkpointer.getWrites(thread, cp.step);
+      copy = await checkpointer.put(cp.with({ thread: to }), { ifRevision: 0, writes });
     } catch (error) {
       if (isFlowError(error, 'CHECKPOINT_CONFLICT'))
         throw new ThreadBusy(to, 'was written by someone else during the fork');

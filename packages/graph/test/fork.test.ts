@@ -51,6 +51,27 @@ describe.each(allBackends())('fork on $name', (backend) => {
     expect((await app.getState('src'))?.state.log).toEqual(['draft', 'answer:yes']);
   });
 
+  it("keeps the nodes that had completed at the forked step: a sibling's update is not run again", async () => {
+    let researched = 0;
+    const app = new StateGraph<S>({ reducers: { log: concat } })
+      .addNode('research', () => {
+        researched++;
+        return { log: ['research'] };
+      })
+      .addNode('ask', (_s, ctx) => ({ log: [`answer:${ctx.interrupt<string>('go?')}`] }))
+      .addConditionalEdges(START, () => ['research', 'ask'])
+      .compile({ checkpointer });
+    const stop = await app.invoke({ log: [] }, { thread: 'fan-src' });
+    expect(stop.status).toBe('interrupted');
+    expect(researched).toBe(1);
+
+    await app.fork('fan-src', { step: stop.step, to: 'fan-what-if' });
+    const forked = await app.resume('fan-what-if', { answer: 'no' });
+    expect(forked.status).toBe('done');
+    expect([...forked.state.log].sort()).toEqual(['answer:no', 'research']);
+    expect(researched).toBe(1);
+  });
+
   it('defaults to a random UUID; rejects an unknown thread, a missing step and an existing target', async () => {
     const app = approval();
     await app.invoke({ log: [] }, { thread: 'f2' });
