@@ -95,9 +95,10 @@ for (const backend of SHARED_BACKENDS) {
         const done = outcomes.filter((o) => o.status === 'done');
         expect(done.length, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(1);
         for (const o of done) expect(o.state).toEqual(expected);
-        expect(outcomes.filter((o) => o.status !== 'done').map((o) => o.error?.code)).toEqual(
-          Array(PROCESSES - done.length).fill('ALREADY_RESUMED'),
-        );
+        // A loser either found the winner's lease live (ThreadBusy) or lost the claim (AlreadyResumed); both
+        // wrote nothing, which the history checks below prove.
+        for (const o of outcomes.filter((o) => o.status !== 'done'))
+          expect(['ALREADY_RESUMED', 'THREAD_BUSY'], JSON.stringify(o)).toContain(o.error?.code);
         const history = await cp.list(thread);
         expectContiguousOnce(history, thread);
         expect(history[0]?.state).toEqual(expected);
