@@ -7,6 +7,7 @@ import {
   InvalidArgumentError,
   type ListOptions,
   MAX_LEASE_MS,
+  statusOf,
 } from '@flow/core';
 import { applyInput, applyPatch, isObjectLike } from './apply-updates.js';
 import { START } from './constants.js';
@@ -31,6 +32,13 @@ import type {
   State,
   StreamEvent,
 } from './types.js';
+import {
+  poisonError,
+  recoveriesOf,
+  TAKE_FOR_WORKER,
+  type TakeOutcome,
+  type WorkerTake,
+} from './worker-take.js';
 
 type Events<S extends State> = AsyncGenerator<StreamEvent, RunResult<S>, undefined>;
 
@@ -131,6 +139,26 @@ export class CompiledGraph<S extends State = State> {
     }
   }
 
+  /** @internal A worker's take of a running thread (`createWorker`): a counted resume, see worker-take.ts. */
+  async [TAKE_FOR_WORKER](thread: string, take: WorkerTake): Promise<TakeOutcome> {
+    let lease: LeaseKeeper | undefined;
+    try {
+      const claimed = await this.#claim(
+        thread,
+        {},
+        (l) => {
+          lease = l;
+        },
+        take,
+      );
+      if (!('start' in claimed)) return claimed.outcome ?? 'not-running';
+      await drain(runLoop(this.#engine, claimed.start, false));
+      return 'ran';
+    } finally {
+      await lease?.release();
+    }
+  }
+
   /**
    * Copies the checkpoints `0…step` of `thread` to the new thread `to` (default: a random UUID) and resolves
    * with the copy of `step`; `resume(to, ...)` goes on from there. The source is untouched.
@@ -185,7 +213,7 @@ export class CompiledGraph<S extends State = State> {
       const claimed = await this.#claim(thread, options ?? {}, (l) => {
         lease = l;
       });
-      if (!('start' in claimed)) return claimed.result;
+      if (!('start' in claimed)) return claimed.result as RunResult<S>;
       return yield* runLoop(this.#engine, claimed.start, events);
     } finally {
       await lease?.release();
@@ -255,7 +283,8 @@ export class CompiledGraph<S extends State = State> {
     thread: string,
     options: ResumeOptions<S>,
     held: (lease: LeaseKeeper) => void,
-  ): Promise<{ start: RunStart<S> } | { result: RunResult<S> }> {
+    take?: WorkerTake,
+  ): Promise<{ start: RunStart<S> } | { result?: RunResult<S>; outcome?: TakeOutcome }> {
     const checkpointer = this.#require('resume()');
     assertThreadId(thread);
     if (!isObjectLike(options as unknown)) throw new InvalidArgumentError('resume options must be an object');
@@ -267,6 +296,8 @@ export class CompiledGraph<S extends State = State> {
     const latest = (await checkpointer.get(thread)) as Checkpoint<S> | undefined;
     if (latest === undefined) throw new ThreadNotFound(thread);
     if (signal?.aborted) throw new RunCancelled(thread, latest.step, signal.reason);
+    // A worker takes running threads only: never an interrupt (that needs its answer) or a failed run.
+    if (take !== undefined && statusOf(latest) !== 'running') return { outcome: 'not-running' };
     const answering = options.answer !== undefined || id !== undefined;
     if (options.answer !== undefined && !latest.interrupted) {
       throw new AlreadyResumed(thread, latest.step, `cannot take an answer: ${runStatus(latest)}`);
@@ -310,14 +341,27 @@ export class CompiledGraph<S extends State = State> {
     if (signal?.aborted) throw new RunCancelled(thread, latest.step, signal.reason);
     const step = latest.step + 1;
     const superStep = latest.done ? step : superStepOf(latest);
-    const meta = latest.done
+    let meta: Record<string, unknown> | undefined = latest.done
       ? undefined
       : skipInterruptBefore
         ? { superStep, pastInterruptBefore: true }
         : { superStep };
-    await commit(checkpointer, { thread, step, state, next: latest.next, writes, meta }, () => {
-      return new AlreadyResumed(thread, step, 'another resumer claimed the run first');
-    });
+    const lostClaim = () => new AlreadyResumed(thread, step, 'another resumer claimed the run first');
+    if (take !== undefined) {
+      if (take.stopping()) return { outcome: 'stopping' };
+      const recoveries = recoveriesOf(latest);
+      if (recoveries >= take.maxRecoveries) {
+        const error = poisonError(latest.next, recoveries);
+        await commit(
+          checkpointer,
+          { thread, step, state, next: latest.next, writes, meta, error },
+          lostClaim,
+        );
+        return { outcome: 'poisoned' };
+      }
+      meta = { ...meta, recoveries: recoveries + 1 };
+    }
+    await commit(checkpointer, { thread, step, state, next: latest.next, writes, meta }, lostClaim);
     return {
       start: {
         thread,
@@ -329,6 +373,7 @@ export class CompiledGraph<S extends State = State> {
         writes,
         signal,
         lease,
+        stopping: take?.stopping,
       },
     };
   }

@@ -43,3 +43,5 @@ export type {
   StreamEvent,
   Update,
 } from './types.js';
+export { createWorker, type Worker } from './worker.js';
+export type { WorkerOptions } from './worker-options.js';

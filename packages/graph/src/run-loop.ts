@@ -47,6 +47,8 @@ export interface RunStart<S extends State> {
   readonly writes: readonly PendingWrite[];
   readonly signal: AbortSignal | undefined;
   readonly lease: LeaseKeeper | undefined;
+  /** A worker's stop: true once it is stopping, so the run stops before its next super-step. */
+  readonly stopping?: (() => boolean) | undefined;
 }
 
 const EMPTY: readonly string[] = Object.freeze([]);
@@ -164,6 +166,7 @@ export async function* runLoop<S extends State>(
 
   while (frontier.length > 0) {
     if (signal?.aborted) throw new RunCancelled(thread, step, signal.reason);
+    if (from.stopping?.()) throw new RunCancelled(thread, step, 'the worker is stopping');
     if (lease?.lost)
       throw new AlreadyResumed(thread, step, 'this call lost its lease on the thread to another worker');
     const stopAt = checkBefore ? frontier.find((n) => interruptBefore.has(n)) : undefined;

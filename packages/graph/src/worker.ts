@@ -1,0 +1,196 @@
+import { type Checkpointer, compareThreadIds, InvalidArgumentError, ownerIsGone } from '@flow/core';
+import type { CompiledGraph } from './compiled-graph.js';
+import { NoCheckpointer } from './errors.js';
+import { type WorkerOptions, type WorkerSettings, workerSettings } from './worker-options.js';
+import { TAKE_FOR_WORKER } from './worker-take.js';
+
+/** What `createWorker` returns. */
+export interface Worker {
+  /** The id its log lines carry. */
+  readonly id: string;
+  /** Starts looking for runs to take (again, after `stop`); a second call while started does nothing. */
+  start(): void;
+  /**
+   * Stops taking runs. Resolves once every run in flight committed its current super-step (or stopped
+   * earlier) and released its lease; those runs stay running, for a worker to take up later.
+   */
+  stop(): Promise<void>;
+}
+
+/** Threads read per `listThreads` page while looking for work. */
+const PAGE = 100;
+/** The longest wait between tries while the store is unreachable (unless `pollMs` is longer). */
+const MAX_BACKOFF_MS = 30_000;
+
+/** Another call has the run (or it is gone): not a failure of this worker. */
+const TAKEN_ELSEWHERE = new Set(['THREAD_BUSY', 'ALREADY_RESUMED', 'THREAD_NOT_FOUND', 'RUN_CANCELLED']);
+/** The run failed, and the engine recorded it on the thread. */
+const RECORDED_FAILURE = new Set(['NODE_FAILED', 'STEP_LIMIT', 'INVALID_UPDATE']);
+
+const q = JSON.stringify;
+
+/** One line about an error: its name, code and the first line of its message, never state. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return `a thrown ${typeof error}`;
+  const code = (error as { code?: unknown }).code;
+  const text = `${error.name}${typeof code === 'string' ? ` ${code}` : ''}: ${error.message.split('\n')[0]}`;
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+/** One start…stop of a worker. */
+interface Session {
+  stopping: boolean;
+}
+
+/**
+ * A worker for `app`: it takes threads that are running with no live lease (runs whose process died, and
+ * enqueued runs) and resumes them, at most `concurrency` at a time. Many workers may share one store. See
+ * docs/workers.md.
+ */
+export function createWorker(app: CompiledGraph<any>, options?: WorkerOptions): Worker {
+  if (typeof (app as { [TAKE_FOR_WORKER]?: unknown } | null)?.[TAKE_FOR_WORKER] !== 'function') {
+    throw new InvalidArgumentError(
+      '[flow:worker] createWorker needs a compiled graph (StateGraph#compile())',
+    );
+  }
+  const settings = workerSettings(options);
+  const checkpointer = app.checkpointer;
+  if (checkpointer === undefined) throw new NoCheckpointer('createWorker()');
+  return new GraphWorker(app, checkpointer, settings);
+}
+
+class GraphWorker implements Worker {
+  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #wakers = new Set<() => void>();
+  #session: Session | undefined;
+  #loop: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly app: CompiledGraph<any>,
+    readonly checkpointer: Checkpointer,
+    readonly settings: WorkerSettings,
+  ) {}
+
+  get id(): string {
+    return this.settings.id;
+  }
+
+  start(): void {
+    if (this.#session !== undefined && !this.#session.stopping) return;
+    const session: Session = { stopping: false };
+    this.#session = session;
+    const previous = this.#loop;
+    this.#loop = previous.then(() => this.#run(session));
+  }
+
+  async stop(): Promise<void> {
+    if (this.#session !== undefined) this.#session.stopping = true;
+    this.#wakeUp();
+    await this.#loop;
+    await Promise.all(this.#inFlight.values());
+  }
+
+  /** Looks for runs until stopped; a failure to reach the store waits longer each time, up to a cap. */
+  async #run(session: Session): Promise<void> {
+    const { pollMs } = this.settings;
+    let failures = 0;
+    while (!session.stopping) {
+      let wait = pollMs;
+      try {
+        await this.#fill(session);
+        failures = 0;
+      } catch (error) {
+        failures = Math.min(failures + 1, 30);
+        wait = Math.min(pollMs * 2 ** (failures - 1), Math.max(pollMs, MAX_BACKOFF_MS));
+        this.#say(`cannot reach the store (${describe(error)}); trying again in ${wait} ms`);
+      }
+      // A run that ends wakes the worker early: its slot is free for the next run.
+      await this.#pause(wait, session);
+    }
+  }
+
+  /**
+   * Takes runnable threads into the free slots. It pages from a random point in thread order and wraps
+   * around, so workers that look at the same moment mostly try different threads first.
+   */
+  async #fill(session: Session): Promise<void> {
+    let free = this.settings.concurrency - this.#inFlight.size;
+    if (free <= 0) return;
+    const start = Math.random().toString(16).slice(2);
+    for (const wrapped of [false, true]) {
+      let after = wrapped ? undefined : start;
+      for (;;) {
+        const page = await this.checkpointer.listThreads({ status: 'running', after, limit: PAGE });
+        for (const { thread } of page) {
+          if (wrapped && compareThreadIds(thread, start) > 0) return;
+          if (session.stopping) return;
+          if (this.#inFlight.has(thread)) continue;
+          const lease = await this.checkpointer.getLease(thread);
+          if (lease !== undefined && !ownerIsGone(lease)) continue;
+          const run = this.#take(thread, session).finally(() => {
+            this.#inFlight.delete(thread);
+            this.#wakeUp();
+          });
+          this.#inFlight.set(thread, run);
+          free -= 1;
+          if (free === 0) return;
+        }
+        if (page.length < PAGE) break;
+        after = (page[page.length - 1] as { thread: string }).thread;
+      }
+    }
+  }
+
+  /** Resumes one thread; never rejects (what happened goes to the log when it is worth a line). */
+  async #take(thread: string, session: Session): Promise<void> {
+    const { maxRecoveries } = this.settings;
+    try {
+      const outcome = await this.app[TAKE_FOR_WORKER](thread, {
+        maxRecoveries,
+        stopping: () => session.stopping,
+      });
+      if (outcome === 'poisoned') {
+        this.#say(
+          `run ${q(thread)} marked failed: taken up ${maxRecoveries} times without committing a step (maxRecoveries)`,
+        );
+      }
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string' && TAKEN_ELSEWHERE.has(code)) return;
+      if (typeof code === 'string' && RECORDED_FAILURE.has(code)) {
+        const node = (error as { node?: unknown }).node;
+        const at = typeof node === 'string' ? ` at node ${q(node)}` : '';
+        this.#say(`run ${q(thread)} failed${at} (${code}), recorded on the thread`);
+        return;
+      }
+      this.#say(
+        `run ${q(thread)} stopped (${describe(error)}); a worker takes it up again once its lease expires`,
+      );
+    }
+  }
+
+  #pause(ms: number, session: Session): Promise<void> {
+    if (session.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wakers.add(done);
+    });
+  }
+
+  #wakeUp(): void {
+    for (const wake of [...this.#wakers]) wake();
+  }
+
+  #say(line: string): void {
+    try {
+      this.settings.log(`[flow:worker] ${this.settings.id}: ${line}`);
+    } catch {
+      // A logger that throws must not stop the worker.
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Checkpointer } from '@flow/core';
+import { describe, expect, it } from 'vitest';
+import * as engine from '../src/index.js';
+import { createWorker, START, StateGraph } from '../src/index.js';
+import { counter } from './fixtures/worker-graphs.mjs';
+import { allBackends, tempDir } from './support/backends.js';
+import { sleep, until } from './support/until.js';
+
+const dir = tempDir();
+let traces = 0;
+const newTrace = () => {
+  traces += 1;
+  const path = join(dir, `trace-${traces}.log`);
+  writeFileSync(path, '');
+  return path;
+};
+const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean);
+/** The trace as `thread step` lines, sorted (pids dropped). */
+const ranSteps = (path: string) =>
+  lines(path)
+    .map((l) => l.split(' ').slice(0, 2).join(' '))
+    .sort();
+
+/** A one-node graph whose node waits for `open()`; counts its runs. */
+function gated(checkpointer: Checkpointer, steps = 1, leaseMs?: number) {
+  let open: () => void = () => {};
+  let gate = new Promise<void>((r) => {
+    open = r;
+  });
+  const seen = { runs: 0 };
+  const app = new StateGraph<{ n: number }>()
+    .addNode('slow', async (s) => {
+      seen.runs += 1;
+      await gate;
+      return { n: s.n + 1 };
+    })
+    .addEdge(START, 'slow')
+    .addConditionalEdges('slow', (s) => (s.n < steps ? 'slow' : '__end__'))
+    .compile({ checkpointer, ...(leaseMs === undefined ? {} : { leaseMs }) });
+  return {
+    app,
+    seen,
+    open: () => open(),
+    close: () => {
+      gate = new Promise<void>((r) => {
+        open = r;
+      });
+    },
+  };
+}
+
+describe.each(allBackends())('workers on $name', (backend) => {
+  it('takes enqueued runs and runs each to the end, every step once', { timeout: 60_000 }, async () => {
+    const checkpointer = await backend.create();
+    const trace = newTrace();
+    const app = counter(engine, checkpointer, { steps: 3, trace });
+    const threads = ['q-1', 'q-2', 'q-3', 'q-4', 'q-5', 'q-6'];
+    for (const thread of threads) await app.enqueue({ n: 0 }, { thread });
+    const log: string[] = [];
+    const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
+    worker.start();
+    await until(async () => (await checkpointer.listThreads({ status: 'done' })).length === 6, 'six runs');
+    await worker.stop();
+    for (const thread of threads)
+      expect(await app.getState(thread)).toMatchObject({ done: true, state: { n: 3 } });
+    expect(ranSteps(trace)).toEqual(threads.flatMap((t) => [`${t} 1`, `${t} 2`, `${t} 3`]).sort());
+    expect(log).toEqual([]);
+    for (const thread of threads) expect(await checkpointer.getLease(thread)).toBeUndefined();
+  });
+
+  it('leaves a run with a live lease alone, however long it runs', { timeout: 30_000 }, async () => {
+    const checkpointer = await backend.create();
+    const live = gated(checkpointer, 1, 150);
+    const running = live.app.invoke({ n: 0 }, { thread: 'live' });
+    await until(() => live.seen.runs === 1, 'the node to start');
+    const log: string[] = [];
+    const worker = createWorker(live.app, { pollMs: 20, log: (l) => log.push(l) });
+    worker.start();
+    // Four lease lengths: the lease lives only by its renewals, and the worker must not take the run.
+    await sleep(600);
+    expect(live.seen.runs).toBe(1);
+    expect((await live.app.history('live')).map((c) => c.step)).toEqual([0]);
+    live.open();
+    expect(await running).toMatchObject({ status: 'done', state: { n: 1 } });
+    await worker.stop();
+    expect(live.seen.runs).toBe(1);
+    expect(log).toEqual([]);
+  });
+
+  it('runs at most `concurrency` runs at once', { timeout: 60_000 }, async () => {
+    const checkpointer = await backend.create();
+    let active = 0;
+    let most = 0;
+    let runs = 0;
+    const app = new StateGraph<{ n: number }>()
+      .addNode('tick', async (s) => {
+        active += 1;
+        runs += 1;
+        most = Math.max(most, active);
+        await sleep(40);
+        active -= 1;
+        return { n: s.n + 1 };
+      })
+      .addEdge(START, 'tick')
+      .addConditionalEdges('tick', (s) => (s.n < 2 ? 'tick' : '__end__'))
+      .compile({ checkpointer });
+    for (let i = 0; i < 9; i++) await app.enqueue({ n: 0 }, { thread: `c-${i}` });
+    const worker = createWorker(app, { concurrency: 3, pollMs: 20, log: () => {} });
+    worker.start();
+    await until(async () => (await checkpointer.listThreads({ status: 'done' })).length === 9, 'nine runs');
+    await worker.stop();
+    expect(runs).toBe(18);
+    expect(most).toBe(3);
+  });
+
+  it('stop() waits for the step in flight to commit, then the run stops; nothing new starts', {
+    timeout: 30_000,
+  }, async () => {
+    const checkpointer = await backend.create();
+    const g = gated(checkpointer, 3);
+    await g.app.enqueue({ n: 0 }, { thread: 'draining' });
+    const worker = createWorker(g.app, { concurrency: 1, pollMs: 20, log: () => {} });
+    worker.start();
+    await until(() => g.seen.runs === 1, 'the first step to start');
+    let stopped = false;
+    const stopping = worker.stop().then(() => {
+      stopped = true;
+    });
+    await g.app.enqueue({ n: 0 }, { thread: 'late' });
+    await sleep(150);
+    expect(stopped).toBe(false);
+    g.open();
+    await stopping;
+    // The step in flight committed (n: 1) and the run stopped before its next one, lease released.
+    expect(await g.app.getState('draining')).toMatchObject({ done: false, state: { n: 1 } });
+    expect(await checkpointer.getLease('draining')).toBeUndefined();
+    await sleep(150);
+    expect(g.seen.runs).toBe(1);
+    expect((await g.app.history('late')).map((c) => c.step)).toEqual([0]);
+    // Started again, it takes both up and finishes them.
+    worker.start();
+    await until(async () => (await checkpointer.listThreads({ status: 'done' })).length === 2, 'both runs');
+    await worker.stop();
+    expect(await g.app.getState('draining')).toMatchObject({ done: true, state: { n: 3 } });
+  });
+});
