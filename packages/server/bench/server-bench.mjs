@@ -12,46 +12,50 @@ import { Checkpoint } from '@flow/core';
 import pg from 'pg';
 import { createHandler, serve } from '../dist/index.js';
 import { reviewGraph } from '../test/support/graphs.mjs';
+import { openClient } from './http-client.mjs';
 
 const quick = process.argv.includes('--quick');
 const THREADS = quick ? 1000 : 5000;
 const PAGE = 100;
 const LIST_ROUNDS = quick ? 3 : 7;
-const ANSWERS = quick ? 30 : 200;
+const ANSWERS = quick ? 30 : 150;
 const TOKEN = 'bench-token';
 const PG_URL = process.env.FLOW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-// One keep-alive connection and node:http, the leanest client: what is timed is the server's share.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function call(url, method = 'GET', body) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${TOKEN}`,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString()) }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+const spread = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `p25 ${s[Math.floor(s.length / 4)].toFixed(2)}, p75 ${s[Math.floor((3 * s.length) / 4)].toFixed(2)}`;
+};
+
+/**
+ * Runs `sides` (name → async fn) once each per slice, in an order that rotates every slice. Per call: wall ms,
+ * and this process's CPU ms (user + system; client and server share the process), which a busy machine
+ * inflates far less than wall time: a call that waits on a socket may lose the core for a whole time slice.
+ */
+async function inTurns(sides, slices, perSlice) {
+  const names = Object.keys(sides);
+  const wall = Object.fromEntries(names.map((n) => [n, []]));
+  const cpu = Object.fromEntries(names.map((n) => [n, []]));
+  for (let slice = 0; slice < slices; slice++) {
+    const context = await perSlice?.(slice);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + slice) % names.length];
+      const c = process.cpuUsage();
+      const t = performance.now();
+      await sides[name](context);
+      wall[name].push(performance.now() - t);
+      const used = process.cpuUsage(c);
+      cpu[name].push((used.user + used.system) / 1000);
+    }
+  }
+  return { wall, cpu };
+}
 
 async function populate(store) {
   await store.setup();
@@ -66,64 +70,114 @@ async function populate(store) {
   await Promise.all(batch);
 }
 
-/** Pages through every thread: once with listThreads, once over HTTP, in turns; ms per page of each. */
-async function benchList(store, url) {
-  const direct = [];
-  const http = [];
-  const pages = Math.ceil(THREADS / PAGE);
-  for (let round = 0; round < LIST_ROUNDS + 1; round++) {
-    let after;
-    let t = performance.now();
-    for (let p = 0; p < pages; p++) {
-      const rows = await store.listThreads({ after, limit: PAGE });
-      after = rows.at(-1)?.thread;
-    }
-    const d = (performance.now() - t) / pages;
-    after = undefined;
-    t = performance.now();
-    for (let p = 0; p < pages; p++) {
-      const q = after === undefined ? '' : `&after=${encodeURIComponent(after)}`;
-      after = (await call(`${url}/api/graphs/g/runs?limit=${PAGE}${q}`)).body.next;
-    }
-    const h = (performance.now() - t) / pages;
-    if (round > 0) {
-      // Round 0 warms both paths up.
-      direct.push(d);
-      http.push(h);
-    }
-  }
-  return { direct: median(direct), http: median(http) };
+/** The cheapest HTTP answer of the same page: node:http, listThreads, JSON.stringify — no routing, no auth. */
+async function floorServer(store) {
+  const server = http.createServer(async (req, res) => {
+    const after = new URL(req.url, 'http://x').searchParams.get('after') ?? undefined;
+    const rows = await store.listThreads({ after, limit: PAGE + 1 });
+    const page = rows.slice(0, PAGE);
+    const body = JSON.stringify({ runs: page, next: rows.length > PAGE ? page.at(-1).thread : null });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
 }
 
-/** Answers `ANSWERS` interrupted runs each way, alternating; the median ms of one answer each way. */
-async function benchAnswer(app, url) {
-  const ids = [];
-  for (let i = 0; i < ANSWERS * 2 + 10; i++) {
-    const r = await app.invoke({ topic: 't', log: [] }, { thread: `answer-${i}` });
-    ids.push({ thread: r.thread, interrupt: r.interrupt?.id });
-  }
-  const inproc = [];
-  const http = [];
-  for (let i = 0; i < ids.length; i += 2) {
-    const a = ids[i];
-    const b = ids[i + 1];
-    let t = performance.now();
-    await app.resume(a.thread, { answer: 'approve', ...(a.interrupt ? { interrupt: a.interrupt } : {}) });
-    const d = performance.now() - t;
-    t = performance.now();
-    const res = await call(
-      `${url}/api/graphs/g/runs/${encodeURIComponent(b.thread)}/resume`,
-      'POST',
-      JSON.stringify({ answer: 'approve', ...(b.interrupt ? { interrupt: b.interrupt } : {}) }),
-    );
-    const h = performance.now() - t;
-    if (res.status !== 200) throw new Error(`answer over HTTP: ${res.status}`);
-    if (i >= 10) {
-      inproc.push(d);
-      http.push(h);
+/**
+ * Pages through every thread, page by page in turns: listThreads alone, the handler called in-process (the
+ * route without a socket), the node:http floor, and GET …/runs through `serve`; ms per page of each.
+ */
+async function benchList(store, handler, url) {
+  const floor = await floorServer(store);
+  const viaServe = await openClient(url);
+  const viaFloor = await openClient(floor.url);
+  const pages = Math.ceil(THREADS / PAGE);
+  const cursors = [undefined];
+  const query = (p) =>
+    `limit=${PAGE}${cursors[p] === undefined ? '' : `&after=${encodeURIComponent(cursors[p])}`}`;
+  const check = (runs, p) => {
+    if (runs.length !== Math.min(PAGE, THREADS - p * PAGE)) throw new Error(`page ${p}: ${runs.length} runs`);
+    cursors[p + 1] = runs.at(-1).thread;
+  };
+  const sides = {
+    listThreads: async (p) => {
+      const rows = await store.listThreads({ after: cursors[p], limit: PAGE + 1 });
+      check(rows.slice(0, PAGE), p);
+    },
+    handler: async (p) => {
+      const answer = await handler(new Request(`http://x/api/graphs/g/runs?${query(p)}`, { headers: AUTH }));
+      check(JSON.parse(await answer.text()).runs, p);
+    },
+    floor: async (p) => check((await viaFloor.request('GET', `/?${query(p)}`, AUTH)).body.runs, p),
+    http: async (p) =>
+      check((await viaServe.request('GET', `/api/graphs/g/runs?${query(p)}`, AUTH)).body.runs, p),
+  };
+  // Round 0 warms every path up and is not counted.
+  const timed = { wall: {}, cpu: {} };
+  for (let round = 0; round <= LIST_ROUNDS; round++) {
+    const times = await inTurns(sides, pages, (slice) => slice);
+    if (round === 0) continue;
+    for (const kind of ['wall', 'cpu']) {
+      for (const [n, t] of Object.entries(times[kind])) timed[kind][n] = [...(timed[kind][n] ?? []), ...t];
     }
   }
-  return { inproc: median(inproc), http: median(http) };
+  viaServe.close();
+  viaFloor.close();
+  floor.close();
+  return timed;
+}
+
+/** Answers interrupted runs three ways in turns (app.resume, the handler in-process, POST …/resume). */
+async function benchAnswer(app, handler, url) {
+  const client = await openClient(url);
+  const ask = async (i) => {
+    const r = await app.invoke({ topic: 't', log: [] }, { thread: `answer-${i}` });
+    if (r.interrupt === undefined) throw new Error('the review graph did not stop for its answer');
+    return { thread: r.thread, interrupt: r.interrupt.id };
+  };
+  const body = (run) => JSON.stringify({ answer: 'approve', interrupt: run.interrupt });
+  const path = (run) => `/api/graphs/g/runs/${encodeURIComponent(run.thread)}/resume`;
+  const expectDone = (status, result) => {
+    if (status !== 200 || result.status !== 'done') throw new Error(`answer: ${status} ${result.status}`);
+  };
+  const sides = {
+    'app.resume': async (runs) => {
+      const run = runs.shift();
+      expectDone(200, await app.resume(run.thread, { answer: 'approve', interrupt: run.interrupt }));
+    },
+    handler: async (runs) => {
+      const run = runs.shift();
+      const answer = await handler(
+        new Request(`http://x${path(run)}`, {
+          method: 'POST',
+          headers: { ...AUTH, 'content-type': 'application/json' },
+          body: body(run),
+        }),
+      );
+      expectDone(answer.status, await answer.json());
+    },
+    http: async (runs) => {
+      const run = runs.shift();
+      const answer = await client.request(
+        'POST',
+        path(run),
+        { ...AUTH, 'content-type': 'application/json' },
+        body(run),
+      );
+      expectDone(answer.status, answer.body);
+    },
+  };
+  let next = 0;
+  const prepare = async () => {
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await ask(next++));
+    return runs;
+  };
+  await inTurns(sides, 5, prepare); // warm-up
+  const times = await inTurns(sides, ANSWERS, prepare);
+  client.close();
+  return times;
 }
 
 async function onStore(name, open, cleanup) {
@@ -131,26 +185,38 @@ async function onStore(name, open, cleanup) {
   const answerStore = open('answer');
   try {
     await populate(listStore);
-    const listServer = await serve(createHandler({ graphs: { g: reviewGraph(listStore) }, token: TOKEN }), {
-      port: 0,
-    });
-    const list = await benchList(listStore, listServer.url);
+    const listHandler = createHandler({ graphs: { g: reviewGraph(listStore) }, token: TOKEN });
+    const listServer = await serve(listHandler, { port: 0 });
+    const list = await benchList(listStore, listHandler, listServer.url);
     await listServer.close();
     await answerStore.setup();
     const app = reviewGraph(answerStore);
-    const answerServer = await serve(createHandler({ graphs: { g: app }, token: TOKEN }), { port: 0 });
-    const answer = await benchAnswer(app, answerServer.url);
+    const answerHandler = createHandler({ graphs: { g: app }, token: TOKEN });
+    const answerServer = await serve(answerHandler, { port: 0 });
+    const answer = await benchAnswer(app, answerHandler, answerServer.url);
     await answerServer.close();
-    const ratio = list.http / list.direct;
-    const added = answer.http - answer.inproc;
-    console.log(
-      `${name.padEnd(8)} runs page (limit ${PAGE}, ${THREADS} threads): listThreads ${list.direct.toFixed(2)} ms, ` +
-        `GET …/runs ${list.http.toFixed(2)} ms → ${ratio.toFixed(2)}× (target ≤ 1.5×) ${ratio <= 1.5 ? 'ok' : 'MISSED'}`,
-    );
-    console.log(
-      `${name.padEnd(8)} answer: app.resume ${answer.inproc.toFixed(2)} ms, POST …/resume ${answer.http.toFixed(2)} ms → ` +
-        `+${added.toFixed(2)} ms per answer (target ≤ 2 ms) ${added <= 2 ? 'ok' : 'MISSED'}`,
-    );
+    const f = (x) => x.toFixed(2);
+    for (const kind of ['wall', 'cpu']) {
+      const l = list[kind];
+      const a = answer[kind];
+      const m = (xs) => median(xs);
+      const ratio = m(l.http) / m(l.listThreads);
+      const added = m(a.http) - m(a['app.resume']);
+      const judged = kind === 'wall';
+      const verdict = (ok) => (judged ? (ok ? ' ok' : ' MISSED') : '');
+      console.log(
+        `${name.padEnd(8)} ${kind.padEnd(4)} runs page (limit ${PAGE}, ${THREADS} threads), median ms: listThreads ${f(m(l.listThreads))}, ` +
+          `handler in-process ${f(m(l.handler))} (${f(m(l.handler) / m(l.listThreads))}×), ` +
+          `node:http floor ${f(m(l.floor))} (${f(m(l.floor) / m(l.listThreads))}×), ` +
+          `GET …/runs ${f(m(l.http))} (${spread(l.http)}) → ${f(ratio)}× listThreads` +
+          `${judged ? ' (target ≤ 1.5×)' : ''}${verdict(ratio <= 1.5)}; ${f(m(l.http) / m(l.floor))}× the floor`,
+      );
+      console.log(
+        `${name.padEnd(8)} ${kind.padEnd(4)} answer, median ms: app.resume ${f(m(a['app.resume']))}, handler in-process ` +
+          `${f(m(a.handler))}, POST …/resume ${f(m(a.http))} (${spread(a.http)}) → ` +
+          `+${f(added)} ms per answer${judged ? ' (target ≤ 2 ms)' : ''}${verdict(added <= 2)}`,
+      );
+    }
   } finally {
     await listStore.close();
     await answerStore.close();
@@ -180,4 +246,3 @@ await onStore(
     await client.end();
   },
 );
-agent.destroy();

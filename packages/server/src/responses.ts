@@ -1,4 +1,5 @@
 import { errorBody, type HttpError } from './http-error.js';
+import { responseWithBody } from './known-body.js';
 
 /** Headers of every API answer: never cached, never sniffed as something else. */
 const API_HEADERS = {
@@ -9,7 +10,7 @@ const API_HEADERS = {
 
 /** A JSON answer. */
 export function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: API_HEADERS });
+  return responseWithBody(JSON.stringify(body), { status, headers: API_HEADERS });
 }
 
 /** The JSON answer of an error. */

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { InvalidArgumentError } from '@flow/core';
 import { type FlowHandler, OPEN_HANDLER } from './handler.js';
+import { knownBody } from './known-body.js';
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -72,9 +73,10 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     return;
   }
   // The handler's answers are small JSON documents and files: one write with its length is the cheapest
-  // (no chunked encoding, no turn of the event loop per chunk).
-  const body = Buffer.from(await response.arrayBuffer());
-  headers['content-length'] = String(body.byteLength);
+  // (no chunked encoding, no turn of the event loop per chunk), from the text they were made of when the
+  // handler made them.
+  const body = knownBody(response) ?? Buffer.from(await response.arrayBuffer());
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   res.writeHead(response.status, headers);
   res.end(body);
 }

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { responseWithBody } from './known-body.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -41,6 +42,6 @@ export function loadUi(): (path: string) => Response | undefined {
   return (path) => {
     const asset = assets.get(path);
     if (asset === undefined) return undefined;
-    return new Response(asset.body, { headers: { ...PAGE_HEADERS, 'content-type': asset.type } });
+    return responseWithBody(asset.body, { headers: { ...PAGE_HEADERS, 'content-type': asset.type } });
   };
 }

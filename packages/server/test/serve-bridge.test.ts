@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { FlowHandler } from '../src/handler.js';
+import { serve } from '../src/index.js';
+import { responseWithBody } from '../src/known-body.js';
+
+/** `serve` writes the handler's own answers from the text they were made of, and reads any other Response. */
+describe('serve writes every kind of Response', () => {
+  async function through(handler: FlowHandler) {
+    const server = await serve(handler, { port: 0 });
+    try {
+      const response = await fetch(`${server.url}/x`);
+      return { status: response.status, headers: response.headers, body: await response.text() };
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('a Response made elsewhere (a stream body, multi-byte text) goes out whole with its length and headers', async () => {
+    const text = 'é'.repeat(40_000);
+    const answer = await through(async () => {
+      const bytes = new TextEncoder().encode(text);
+      const stream = new ReadableStream({
+        start(c) {
+          c.enqueue(bytes.subarray(0, 1000));
+          c.enqueue(bytes.subarray(1000));
+          c.close();
+        },
+      });
+      return new Response(stream, { status: 201, headers: { 'x-kind': 'stream' } });
+    });
+    expect(answer).toMatchObject({ status: 201, body: text });
+    expect(answer.headers.get('x-kind')).toBe('stream');
+    expect(answer.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+  });
+
+  it('an answer of ours with multi-byte text is sent with its byte length, and headers set later are kept', async () => {
+    const text = JSON.stringify({ emoji: '🦉'.repeat(1000) });
+    const answer = await through(async () => {
+      const response = responseWithBody(text, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+      response.headers.set('x-later', 'yes');
+      return response;
+    });
+    expect(answer).toMatchObject({ status: 200, body: text });
+    expect(answer.headers.get('x-later')).toBe('yes');
+    expect(answer.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+  });
+
+  it('an answer of ours read by a wrapper before it returns it is not sent again from its text (500)', async () => {
+    const answer = await through(async () => {
+      const response = responseWithBody('{"a":1}', { status: 200 });
+      await response.text();
+      return response;
+    });
+    expect(answer.status).toBe(500);
+  });
+});
