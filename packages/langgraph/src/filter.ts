@@ -1,0 +1,22 @@
+/**
+ * Whether `metadata` matches a `list` filter: every key of the filter is in the metadata with a value that
+ * contains the filter's, as Postgres's `@>` decides (objects by their keys, arrays by their elements, other
+ * values by equality). `{}` matches everything.
+ */
+export function matchesFilter(metadata: unknown, filter: Record<string, unknown>): boolean {
+  return contains(metadata, filter);
+}
+
+function contains(actual: unknown, wanted: unknown): boolean {
+  if (Array.isArray(wanted)) {
+    return Array.isArray(actual) && wanted.every((w) => actual.some((a) => contains(a, w)));
+  }
+  if (typeof wanted === 'object' && wanted !== null) {
+    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false;
+    return Object.entries(wanted).every(
+      ([key, value]) =>
+        Object.hasOwn(actual, key) && contains((actual as Record<string, unknown>)[key], value),
+    );
+  }
+  return Object.is(actual, wanted) || actual === wanted;
+}

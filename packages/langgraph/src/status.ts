@@ -1,0 +1,70 @@
+import type { Checkpointer } from '@flow/core';
+import { ERROR, INTERRUPT, type PendingWrite } from '@langchain/langgraph-checkpoint';
+import { sortWrites } from './pending-writes.js';
+import { plainOf } from './stored-value.js';
+
+/** How often a status update retries when another writer changed the record in between. */
+const TRIES = 10;
+
+function messageOf(value: unknown): string {
+  const v = value as { message?: unknown; args?: unknown[] } | null;
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof v?.message === 'string'
+        ? v.message
+        : typeof v?.args?.[0] === 'string'
+          ? (v.args[0] as string)
+          : JSON.stringify(value);
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
+/**
+ * After an interrupt or an error was written for a checkpoint, its @flow record says so, for `flow threads`
+ * and the server: `interrupted` with the interrupts as the payload while LangGraph waits for an answer, the
+ * error while a task has failed there. LangGraph reads neither: its own state is in the writes. The status is
+ * derived from every stored write of the step, so concurrent updates agree; a lost race reads again.
+ */
+export async function statusAfterWrites(
+  checkpointer: Checkpointer,
+  thread: string,
+  step: number,
+  writes: readonly PendingWrite[],
+): Promise<void> {
+  if (!writes.some(([channel]) => channel === INTERRUPT || channel === ERROR)) return;
+  for (let i = 0; i < TRIES; i++) {
+    const [cp, stored] = await Promise.all([
+      checkpointer.get(thread, step),
+      checkpointer.getWrites(thread, step),
+    ]);
+    if (cp === undefined) return;
+    const sorted = sortWrites(stored);
+    const interrupts = sorted
+      .filter((w) => w.stored.c === INTERRUPT)
+      .flatMap((w) => {
+        const plain = plainOf(w.stored);
+        return Array.isArray(plain) ? plain : [plain];
+      });
+    const failed = sorted.filter((w) => w.stored.c === ERROR);
+    const node = cp.next.length === 1 ? (cp.next[0] as string) : null;
+    const last = failed[failed.length - 1];
+    const error = last === undefined ? null : { node, message: messageOf(plainOf(last.stored)) };
+    const interrupted = interrupts.length > 0;
+    const payload = interrupts.length === 1 ? interrupts[0] : interrupts.length === 0 ? null : interrupts;
+    if (
+      cp.interrupted === interrupted &&
+      JSON.stringify(cp.interruptPayload) === JSON.stringify(payload) &&
+      JSON.stringify(cp.error) === JSON.stringify(error)
+    )
+      return;
+    try {
+      await checkpointer.put(
+        cp.with({ interrupted, interruptPayload: payload, interruptNode: interrupted ? node : null, error }),
+        { ifRevision: cp.revision },
+      );
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'CHECKPOINT_CONFLICT') throw e;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import type { ChannelVersions } from '@langchain/langgraph-checkpoint';
+import type { StoredValue } from './stored-value.js';
+
+/** A checkpoint this process has written or read: where it is, and what a child inherits from it. */
+export interface Known {
+  id: string;
+  step: number;
+  versions: ChannelVersions;
+  values: Record<string, StoredValue>;
+  sorted: boolean;
+}
+
+/** What this process knows of one @flow thread: its latest step, recent checkpoints, puts in flight. */
+export class ThreadCache {
+  /** The latest checkpoint seen or reserved; null: the thread is empty; undefined: not known. */
+  latest: { step: number; id: string; sorted: boolean } | null | undefined;
+  readonly known = new Map<string, Known>();
+  /** Puts under way, by checkpoint id: writes for a checkpoint wait for its put. */
+  readonly pending = new Map<string, Promise<Known | undefined>>();
+  /** The puts under way on the thread. */
+  readonly busy = new Set<Promise<unknown>>();
+
+  remember(known: Known): void {
+    this.known.delete(known.id);
+    this.known.set(known.id, known);
+    // A child inherits from its parent, nearly always the newest: a few are enough.
+    if (this.known.size > 8) this.known.delete(this.known.keys().next().value as string);
+    if (this.latest !== undefined && this.latest !== null && known.step >= this.latest.step)
+      this.latest = { step: known.step, id: known.id, sorted: known.sorted };
+  }
+
+  track<T>(promise: Promise<T>): Promise<T> {
+    const settled = promise.then(
+      () => {},
+      () => {},
+    );
+    this.busy.add(settled);
+    settled.then(() => this.busy.delete(settled));
+    return promise;
+  }
+}
+
+/** Thread caches, the least recently used dropped past `size`. */
+export class ThreadCaches {
+  readonly #threads = new Map<string, ThreadCache>();
+  constructor(readonly size = 1024) {}
+
+  of(thread: string): ThreadCache {
+    let cache = this.#threads.get(thread);
+    if (cache !== undefined) {
+      this.#threads.delete(thread);
+    } else {
+      cache = new ThreadCache();
+      if (this.#threads.size >= this.size) {
+        for (const [key, old] of this.#threads) {
+          if (old.busy.size === 0) {
+            this.#threads.delete(key);
+            break;
+          }
+        }
+      }
+    }
+    this.#threads.set(thread, cache);
+    return cache;
+  }
+
+  forget(thread: string): void {
+    this.#threads.delete(thread);
+  }
+}
