@@ -354,7 +354,7 @@ export class CompiledGraph<S extends State = State> {
         const error = poisonError(latest.next, recoveries);
         await commit(
           checkpointer,
-          { thread, step, state, next: latest.next, writes, meta, error },
+          { thread, step, state, next: latest.next, writes, meta: { ...meta, recoveries }, error },
           lostClaim,
         );
         return { outcome: 'poisoned' };
