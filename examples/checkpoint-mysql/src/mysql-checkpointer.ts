@@ -4,6 +4,7 @@ import {
   CheckpointConflict,
   type CheckpointRecord,
   compareWrites,
+  flowPrefix,
   InvalidArgumentError,
   type Lease,
   type LeaseRecord,
@@ -85,7 +86,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
       this.#ownsPool = false;
     } else {
       throw new InvalidArgumentError(
-        '[flow:mysql] needs a connection URL or a mysql2/promise pool (execute, query, getConnection, end)',
+        `${flowPrefix('mysql')}needs a connection URL or a mysql2/promise pool (execute, query, getConnection, end)`,
       );
     }
     this.#tables = tablesFor(prefix);
@@ -323,7 +324,7 @@ function assertStorable(record: CheckpointRecord): void {
   for (const [field, text] of Object.entries(texts)) {
     if (text !== null && !text.isWellFormed()) {
       throw new SerializationError(
-        `[flow:mysql] ${field} of thread ${JSON.stringify(record.thread)} step ${record.step} holds a lone ` +
+        `${flowPrefix('mysql')}${field} of thread ${JSON.stringify(record.thread)} step ${record.step} holds a lone ` +
           'UTF-16 surrogate, which has no UTF-8 form',
       );
     }
@@ -335,7 +336,7 @@ function assertWritesStorable(thread: string, step: number, writes: readonly Wri
   for (const w of writes) {
     if (!w.value.isWellFormed()) {
       throw new SerializationError(
-        `[flow:mysql] the write ${JSON.stringify(w.node)}/${JSON.stringify(w.key)} of thread ` +
+        `${flowPrefix('mysql')}the write ${JSON.stringify(w.node)}/${JSON.stringify(w.key)} of thread ` +
           `${JSON.stringify(thread)} step ${step} holds a lone UTF-16 surrogate, which has no UTF-8 form`,
       );
     }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@flow/core';
+import { flowPrefix, InvalidArgumentError } from '@flow/core';
 import { createPool as createMysqlPool } from 'mysql2/promise';
 import type { MysqlPool } from './driver.js';
 
@@ -7,7 +7,7 @@ import type { MysqlPool } from './driver.js';
  * default charset; it is set here anyway because a 3-byte `utf8` connection cannot carry emoji thread ids.
  */
 export function createPool(url: string): MysqlPool {
-  if (url.trim() === '') throw new InvalidArgumentError('[flow:mysql] the connection URL is empty');
+  if (url.trim() === '') throw new InvalidArgumentError(`${flowPrefix('mysql')}the connection URL is empty`);
   return createMysqlPool({ uri: url, charset: 'utf8mb4', connectTimeout: 10_000 }) as unknown as MysqlPool;
 }
 

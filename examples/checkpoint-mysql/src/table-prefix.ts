@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@flow/core';
+import { flowPrefix, InvalidArgumentError } from '@flow/core';
 
 const TABLE_PREFIX = /^[a-z0-9_]{1,32}$/;
 
@@ -11,7 +11,7 @@ export function assertTablePrefix(prefix: unknown): asserts prefix is string {
   if (typeof prefix !== 'string' || !TABLE_PREFIX.test(prefix)) {
     const got = typeof prefix === 'string' ? JSON.stringify(prefix) : String(prefix);
     throw new InvalidArgumentError(
-      `[flow:mysql] tablePrefix must match ${TABLE_PREFIX} (1–32 lower-case letters, digits or _), got ${got}`,
+      `${flowPrefix('mysql')}tablePrefix must match ${TABLE_PREFIX} (1–32 lower-case letters, digits or _), got ${got}`,
     );
   }
 }

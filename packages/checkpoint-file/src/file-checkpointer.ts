@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import {
   BaseCheckpointer,
   type CheckpointRecord,
+  flowPrefix,
   InvalidArgumentError,
   jsonSerializer,
   type Lease,
@@ -60,7 +61,7 @@ export class FileCheckpointer extends BaseCheckpointer {
 
   constructor(dir: string, options: FileCheckpointerOptions = {}) {
     if (typeof dir !== 'string' || dir === '' || dir.includes('\u0000')) {
-      throw new InvalidArgumentError('[flow:file] dir must be a non-empty path string');
+      throw new InvalidArgumentError(`${flowPrefix('file')}dir must be a non-empty path string`);
     }
     const lock = lockTimings(options);
     super(options);

@@ -1,4 +1,4 @@
-import { type BaseCheckpointerOptions, InvalidArgumentError } from '@flow/core';
+import { type BaseCheckpointerOptions, flowPrefix, InvalidArgumentError } from '@flow/core';
 
 /** Options of `new FileCheckpointer(dir, options)`. */
 export interface FileCheckpointerOptions extends BaseCheckpointerOptions {
@@ -20,7 +20,7 @@ export interface FileCheckpointerOptions extends BaseCheckpointerOptions {
 function positive(value: unknown, what: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidArgumentError(`[flow:file] ${what} must be a positive number of milliseconds`);
+    throw new InvalidArgumentError(`${flowPrefix('file')}${what} must be a positive number of milliseconds`);
   }
   return value;
 }
@@ -28,7 +28,7 @@ function positive(value: unknown, what: string, fallback: number): number {
 /** Checks the options; resolves the lock timings with their defaults. */
 export function lockTimings(options: FileCheckpointerOptions): { staleMs: number; timeoutMs: number } {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidArgumentError('[flow:file] options must be an object');
+    throw new InvalidArgumentError(`${flowPrefix('file')}options must be an object`);
   }
   return {
     staleMs: positive(options.lockStaleMs, 'lockStaleMs', 30_000),

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { InvalidArgumentError, type StoreFactory, serializerOf, storeUrlPath } from '@flow/core';
+import { flowPrefix, InvalidArgumentError, type StoreFactory, serializerOf, storeUrlPath } from '@flow/core';
 import { FileCheckpointer } from './file-checkpointer.js';
 
 function dirOf(url: string): string {
@@ -8,9 +8,12 @@ function dirOf(url: string): string {
   try {
     return fileURLToPath(url);
   } catch (error) {
-    throw new InvalidArgumentError('not a valid file:// URL (use file:DIR for a relative path)', {
-      cause: error,
-    });
+    throw new InvalidArgumentError(
+      `${flowPrefix('file')}not a valid file:// URL (use file:DIR for a relative path)`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

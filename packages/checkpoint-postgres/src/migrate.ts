@@ -1,4 +1,4 @@
-import { StorageError } from '@flow/core';
+import { flowPrefix, StorageError } from '@flow/core';
 import type { PgPool, PgPoolClient, PgQueryable } from './driver.js';
 import { LATEST_VERSION, MIGRATIONS } from './migrations.js';
 import { quoteIdent } from './quote.js';
@@ -92,7 +92,7 @@ export async function migrate(pool: PgPool, schema: string, opts: { create: bool
     if (version === LATEST_VERSION) return;
     if (version > LATEST_VERSION) throw tooNew(s, version);
     if (!opts.create && !(await storeExists(client, schema))) {
-      throw new StorageError(`[flow:postgres] no store in schema ${s} (opened with create: false)`);
+      throw new StorageError(`${flowPrefix('postgres')}no store in schema ${s} (opened with create: false)`);
     }
     await client.query({ text: 'BEGIN' });
     try {

@@ -1,9 +1,9 @@
 import {
-  assertSchemaName,
   BaseCheckpointer,
   type BaseCheckpointerOptions,
   CheckpointConflict,
   type CheckpointRecord,
+  flowPrefix,
   InvalidArgumentError,
   isFlowError,
   type Lease,
@@ -32,6 +32,7 @@ import {
   toThreadInfo,
   toWrite,
 } from './rows.js';
+import { assertSchemaName } from './schema-name.js';
 import { bind, buildStatements, type Statement, type Statements } from './statements.js';
 import { toPgTimestamp } from './timestamp.js';
 import { parseConnectionUrl } from './url.js';
@@ -103,17 +104,19 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   constructor(urlOrPool: string | PgPool, options: PostgresCheckpointerOptions = {}) {
     super(options);
     if (options.create !== undefined && typeof options.create !== 'boolean') {
-      throw new InvalidArgumentError('[flow:postgres] the create option must be a boolean');
+      throw new InvalidArgumentError(`${flowPrefix('postgres')}the create option must be a boolean`);
     }
     this.#create = options.create ?? true;
     if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
-      throw new InvalidArgumentError('[flow:postgres] the preparedStatements option must be a boolean');
+      throw new InvalidArgumentError(
+        `${flowPrefix('postgres')}the preparedStatements option must be a boolean`,
+      );
     }
     this.#prepared = options.preparedStatements ?? true;
     const url = typeof urlOrPool === 'string' ? parseConnectionUrl(urlOrPool) : undefined;
     if (url?.schema !== undefined && options.schema !== undefined && url.schema !== options.schema) {
       throw new InvalidArgumentError(
-        `[flow:postgres] the URL says schema ${JSON.stringify(url.schema)} but options say ${JSON.stringify(options.schema)}`,
+        `${flowPrefix('postgres')}the URL says schema ${JSON.stringify(url.schema)} but options say ${JSON.stringify(options.schema)}`,
       );
     }
     // Only an omitted schema means the default; null or '' is a mistake worth reporting.
@@ -126,14 +129,14 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     } else if (isPool(urlOrPool)) {
       if (options.queryTimeout !== undefined) {
         throw new InvalidArgumentError(
-          '[flow:postgres] queryTimeout applies to a pool made from a URL; set query_timeout on your own pool',
+          `${flowPrefix('postgres')}queryTimeout applies to a pool made from a URL; set query_timeout on your own pool`,
         );
       }
       this.#pool = urlOrPool;
       this.#ownsPool = false;
     } else {
       throw new InvalidArgumentError(
-        '[flow:postgres] needs a connection URL or a pg.Pool (an object with query, connect and end)',
+        `${flowPrefix('postgres')}needs a connection URL or a pg.Pool (an object with query, connect and end)`,
       );
     }
     this.#sql = buildStatements(schema);
@@ -152,12 +155,14 @@ export class PostgresCheckpointer extends BaseCheckpointer {
    * missing schema; rejects with `StorageError` when the server cannot be reached.
    */
   async exists(): Promise<boolean> {
-    if (this.closed) throw new StorageError('[flow:postgres] the checkpointer is closed');
+    if (this.closed) throw new StorageError(`${flowPrefix('postgres')}the checkpointer is closed`);
     try {
       return await storeExists(this.#pool, this.schema);
     } catch (error) {
       if (isFlowError(error)) throw error;
-      throw new StorageError(`[flow:postgres] exists failed: ${(error as Error).message}`, { cause: error });
+      throw new StorageError(`${flowPrefix('postgres')}exists failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -344,7 +349,7 @@ function jsonbRejected(
   if (code !== '22P02' && code !== '22P05') return undefined;
   const { message, detail } = error as { message?: string; detail?: string };
   return new SerializationError(
-    `[flow:postgres] a serialized value (state, interruptPayload or a write) of thread ` +
+    `${flowPrefix('postgres')}a serialized value (state, interruptPayload or a write) of thread ` +
       `${JSON.stringify(record.thread)} step ${record.step} is not storable as JSONB: ` +
       `${message}${detail ? ` (${detail})` : ''}`,
     { cause: error },

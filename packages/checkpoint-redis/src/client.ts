@@ -1,4 +1,4 @@
-import { InvalidArgumentError, StorageError } from '@flow/core';
+import { flowPrefix, InvalidArgumentError, StorageError } from '@flow/core';
 import { Redis, type RedisOptions } from 'ioredis';
 
 /** An argument of a Redis command. */
@@ -54,7 +54,7 @@ function databaseOf(url: URL): number {
   const match = /^\/(\d{1,9})\/?$/.exec(path);
   if (match === null) {
     throw new InvalidArgumentError(
-      `the path of a Redis URL is a database number (redis://host:6379/2), got ${JSON.stringify(path)}`,
+      `${flowPrefix('redis')}the path of a Redis URL is a database number (redis://host:6379/2), got ${JSON.stringify(path)}`,
     );
   }
   return Number(match[1]);
@@ -66,11 +66,13 @@ export function parseStoreUrl(url: string): StoreUrl {
   try {
     parsed = new URL(url);
   } catch (error) {
-    throw new InvalidArgumentError(`not a Redis URL: ${JSON.stringify(url)}`, { cause: error });
+    throw new InvalidArgumentError(`${flowPrefix('redis')}not a Redis URL: ${JSON.stringify(url)}`, {
+      cause: error,
+    });
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
     throw new InvalidArgumentError(
-      `a Redis URL starts with redis:// or rediss://, got ${JSON.stringify(parsed.protocol)}`,
+      `${flowPrefix('redis')}a Redis URL starts with redis:// or rediss://, got ${JSON.stringify(parsed.protocol)}`,
     );
   }
   const db = databaseOf(parsed);
@@ -91,7 +93,7 @@ export async function selectDatabase(client: Redis, db: number): Promise<void> {
   } catch (error) {
     if (error instanceof Error && /DB index is out of range/i.test(error.message)) {
       throw new StorageError(
-        `[flow:redis] the URL names database ${db}, which this Redis server does not have ` +
+        `${flowPrefix('redis')}the URL names database ${db}, which this Redis server does not have ` +
           `(its "databases" setting is lower): ${error.message}`,
         { cause: error },
       );
@@ -145,7 +147,7 @@ export function assertClient(value: unknown): asserts value is RedisClient {
     (c.isCluster === true && typeof c.nodes !== 'function')
   ) {
     throw new InvalidArgumentError(
-      'RedisCheckpointer needs a redis:// URL or an ioredis client (Redis or Cluster)',
+      `${flowPrefix('redis')}RedisCheckpointer needs a redis:// URL or an ioredis client (Redis or Cluster)`,
     );
   }
 }

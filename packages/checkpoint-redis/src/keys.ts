@@ -1,4 +1,4 @@
-import { assertKeyPrefix } from '@flow/core';
+import { assertKeyPrefix } from './key-prefix.js';
 
 /**
  * The key layout. Every key is `<prefix>:<kind>|<rest>`:

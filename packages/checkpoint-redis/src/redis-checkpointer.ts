@@ -6,6 +6,7 @@ import {
   CorruptCheckpointError,
   compareThreadIds,
   compareWrites,
+  flowPrefix,
   InvalidArgumentError,
   isFlowError,
   type Lease,
@@ -122,18 +123,20 @@ export class RedisCheckpointer extends BaseCheckpointer {
    */
   constructor(urlOrClient: string | RedisClient, options: RedisCheckpointerOptions = {}) {
     if (typeof options !== 'object' || options === null) {
-      throw new InvalidArgumentError('RedisCheckpointer options must be an object');
+      throw new InvalidArgumentError(`${flowPrefix('redis')}RedisCheckpointer options must be an object`);
     }
     super(options);
     if (options.create !== undefined && typeof options.create !== 'boolean') {
-      throw new InvalidArgumentError('RedisCheckpointer option create must be a boolean');
+      throw new InvalidArgumentError(
+        `${flowPrefix('redis')}RedisCheckpointer option create must be a boolean`,
+      );
     }
     this.#create = options.create ?? true;
     if (typeof urlOrClient === 'string') {
       const store = parseStoreUrl(urlOrClient);
       if (store.prefix !== undefined && options.prefix !== undefined && store.prefix !== options.prefix) {
         throw new InvalidArgumentError(
-          `the URL says prefix ${JSON.stringify(store.prefix)} but options say ${JSON.stringify(options.prefix)}`,
+          `${flowPrefix('redis')}the URL says prefix ${JSON.stringify(store.prefix)} but options say ${JSON.stringify(options.prefix)}`,
         );
       }
       // Only undefined means "use the default"; null or '' are invalid prefixes, not defaults.
@@ -163,7 +166,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
    * nothing was ever written under; rejects with `StorageError` when Redis cannot be reached.
    */
   async exists(): Promise<boolean> {
-    if (this.closed) throw new StorageError('[flow:redis] the checkpointer is closed');
+    if (this.closed) throw new StorageError(`${flowPrefix('redis')}the checkpointer is closed`);
     try {
       await this.selectDatabase();
       const format = this.#keys.format;
@@ -171,7 +174,9 @@ export class RedisCheckpointer extends BaseCheckpointer {
       return (await this.call(INIT, [format], [this.#format, '0', 'none'])) !== null;
     } catch (error) {
       if (isFlowError(error)) throw error;
-      throw new StorageError(`[flow:redis] exists failed: ${(error as Error).message}`, { cause: error });
+      throw new StorageError(`${flowPrefix('redis')}exists failed: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -200,12 +205,12 @@ export class RedisCheckpointer extends BaseCheckpointer {
   async #checkFormat(found: unknown): Promise<void> {
     if (found === null) {
       throw new StorageError(
-        `[flow:redis] no store under prefix ${JSON.stringify(this.prefix)} (opened with create: false)`,
+        `${flowPrefix('redis')}no store under prefix ${JSON.stringify(this.prefix)} (opened with create: false)`,
       );
     }
     if (String(found) !== this.#format) {
       throw new StorageError(
-        `[flow:redis] keys under prefix ${JSON.stringify(this.prefix)} use layout version ${String(found)}; ` +
+        `${flowPrefix('redis')}keys under prefix ${JSON.stringify(this.prefix)} use layout version ${String(found)}; ` +
           `this version of @flow/checkpoint-redis reads version ${this.#format}`,
       );
     }

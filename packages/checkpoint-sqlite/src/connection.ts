@@ -1,4 +1,4 @@
-import { StorageError } from '@flow/core';
+import { flowPrefix, StorageError } from '@flow/core';
 import type { SqliteDatabase } from './driver.js';
 import type { ConnectionSettings } from './options.js';
 
@@ -11,7 +11,7 @@ export function configure(db: SqliteDatabase, settings: ConnectionSettings): voi
   db.pragma(`busy_timeout = ${settings.busyTimeout}`);
   const mode = switchToWal(db, settings.busyTimeout);
   if (mode !== 'wal' && !db.memory) {
-    throw new StorageError(`[flow:sqlite] ${db.name} cannot use WAL (journal_mode is ${mode})`);
+    throw new StorageError(`${flowPrefix('sqlite')}${db.name} cannot use WAL (journal_mode is ${mode})`);
   }
   // Set explicitly: left alone, better-sqlite3's SQLite drops a WAL connection to NORMAL.
   db.pragma(`synchronous = ${settings.synchronous.toUpperCase()}`);

@@ -1,4 +1,4 @@
-import { assertInteger, type BaseCheckpointerOptions, InvalidArgumentError } from '@flow/core';
+import { assertInteger, type BaseCheckpointerOptions, flowPrefix, InvalidArgumentError } from '@flow/core';
 
 /** How hard SQLite flushes a commit to disk (`PRAGMA synchronous`). */
 export type SqliteSynchronous = 'full' | 'normal';
@@ -32,12 +32,12 @@ const SYNCHRONOUS: readonly string[] = ['full', 'normal'];
 /** Checks the options and fills in the defaults. */
 export function connectionSettings(options: SqliteCheckpointerOptions | undefined): ConnectionSettings {
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
-    throw new InvalidArgumentError('SqliteCheckpointer options must be an object');
+    throw new InvalidArgumentError(`${flowPrefix('sqlite')}SqliteCheckpointer options must be an object`);
   }
   const { synchronous, busyTimeout } = options ?? {};
   if (synchronous !== undefined && !SYNCHRONOUS.includes(synchronous)) {
     throw new InvalidArgumentError(
-      `synchronous must be 'full' or 'normal', got ${JSON.stringify(synchronous)}`,
+      `${flowPrefix('sqlite')}synchronous must be 'full' or 'normal', got ${JSON.stringify(synchronous)}`,
     );
   }
   if (busyTimeout !== undefined) assertInteger(busyTimeout, 'busyTimeout', 0, 2 ** 31 - 1);

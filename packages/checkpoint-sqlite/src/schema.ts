@@ -1,4 +1,4 @@
-import { StorageError } from '@flow/core';
+import { flowPrefix, StorageError } from '@flow/core';
 import type { SqliteDatabase } from './driver.js';
 
 /**
@@ -70,7 +70,7 @@ function storedVersion(db: SqliteDatabase): number {
 function assertNotNewer(version: number, db: SqliteDatabase): void {
   if (version > SCHEMA_VERSION) {
     throw new StorageError(
-      `[flow:sqlite] ${db.name} has schema version ${version}, newer than this package's ${SCHEMA_VERSION}: upgrade @flow/checkpoint-sqlite`,
+      `${flowPrefix('sqlite')}${db.name} has schema version ${version}, newer than this package's ${SCHEMA_VERSION}: upgrade @flow/checkpoint-sqlite`,
     );
   }
 }

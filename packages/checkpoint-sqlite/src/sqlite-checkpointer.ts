@@ -2,6 +2,7 @@ import {
   BaseCheckpointer,
   CheckpointConflict,
   type CheckpointRecord,
+  flowPrefix,
   InvalidArgumentError,
   type Lease,
   type LeaseRecord,
@@ -88,7 +89,9 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     } else if (isDatabase(pathOrDb)) {
       this.#db = pathOrDb;
     } else {
-      throw new InvalidArgumentError('SqliteCheckpointer takes a file path or a better-sqlite3 Database');
+      throw new InvalidArgumentError(
+        `${flowPrefix('sqlite')}SqliteCheckpointer takes a file path or a better-sqlite3 Database`,
+      );
     }
     this.#settings = connectionSettings(options);
   }

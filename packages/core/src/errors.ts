@@ -1,27 +1,22 @@
-/** Every stable error code @flow uses. Match on `code`, never on `instanceof`: two copies of core in one app still agree. */
+/**
+ * The stable codes of core's and the storage backends' errors. Other packages own theirs (the engine's are
+ * `GraphErrorCode`, in @flow/graph); every code is a plain string on `FlowError#code`. Match on `code`, never
+ * on `instanceof`: two copies of core in one app still agree.
+ */
 export type FlowErrorCode =
   | 'CHECKPOINT_CONFLICT'
   | 'INVALID_ARGUMENT'
   | 'SERIALIZATION'
   | 'CORRUPT_CHECKPOINT'
-  | 'STORAGE'
-  | 'ALREADY_RESUMED'
-  | 'THREAD_NOT_FOUND'
-  | 'THREAD_BUSY'
-  | 'NO_CHECKPOINTER'
-  | 'STEP_LIMIT'
-  | 'INVALID_GRAPH'
-  | 'INVALID_UPDATE'
-  | 'NODE_FAILED'
-  | 'STATE_VERSION';
+  | 'STORAGE';
 
 const FLOW_ERROR = Symbol.for('@flow/error');
 
-/** Base class of every error @flow throws. */
-export class FlowError extends Error {
-  readonly code: FlowErrorCode;
+/** Base class of every error @flow throws; `code` is core's (`FlowErrorCode`) or the throwing package's own. */
+export class FlowError<C extends string = string> extends Error {
+  readonly code: C;
 
-  constructor(code: FlowErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: C, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -33,7 +28,7 @@ export class FlowError extends Error {
  * True when `error` is a @flow error (optionally of the given code), even when it comes from another copy of core.
  * @example if (isFlowError(e, 'CHECKPOINT_CONFLICT')) retry();
  */
-export function isFlowError<C extends FlowErrorCode>(
+export function isFlowError<C extends string = string>(
   error: unknown,
   code?: C,
 ): error is FlowError & { code: C } {
@@ -43,7 +38,7 @@ export function isFlowError<C extends FlowErrorCode>(
   return code === undefined || e.code === code;
 }
 
-/** `[flow:sqlite] ` — the prefix that says which backend spoke. */
+/** `[flow:sqlite] ` — the prefix of every message, naming the package or backend that spoke. */
 export function prefix(backend?: string): string {
   return backend ? `[flow:${backend}] ` : '[flow] ';
 }

@@ -16,6 +16,7 @@ export {
   type FlowErrorCode,
   InvalidArgumentError,
   isFlowError,
+  prefix as flowPrefix,
   SerializationError,
   StorageError,
 } from './errors.js';
@@ -55,6 +56,7 @@ export {
   stringifyRunError,
   THREAD_STATUSES,
   threadInfoOf,
+  threadStatusOf,
 } from './status.js';
 export {
   ifStoreExists,
@@ -68,12 +70,11 @@ export { compareThreadIds } from './thread-order.js';
 export {
   assertIfRevision,
   assertInteger,
-  assertKeyPrefix,
   assertListOptions,
   assertListThreadsOptions,
-  assertSchemaName,
   assertStep,
   assertThreadId,
+  describe as describeValue,
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,

@@ -47,6 +47,21 @@ export interface ThreadInfo {
   ts: string;
 }
 
+/** A frontier that is not empty: what a `ThreadInfo` that is not done tells `statusOf` about its `next`. */
+const NOT_DONE: readonly string[] = ['…'];
+
+/**
+ * The status a `ThreadInfo` stands for, by `statusOf` (a `ThreadInfo` keeps only whether its frontier is
+ * empty, as `done`): the status `listThreads({ status })` lists it under.
+ */
+export function threadStatusOf(info: Pick<ThreadInfo, 'interrupted' | 'done' | 'failed'>): ThreadStatus {
+  return statusOf({
+    next: info.done ? [] : NOT_DONE,
+    interrupted: info.interrupted,
+    error: info.failed ? 'failed' : null,
+  });
+}
+
 /** Parses a stored `error` field: JSON text of a `RunError`, or null. */
 export function parseRunError(text: string | null | undefined): RunError | null {
   if (text === null || text === undefined || text === '') return null;

@@ -8,7 +8,8 @@ export const MAX_STEP = 2 ** 31 - 1;
 /** The longest thread id, in JS string length. */
 export const MAX_THREAD_LENGTH = 512;
 
-function describe(value: unknown): string {
+/** A short, safe rendering of a wrong value for an error message: strings quoted and cut at 40 characters. */
+export function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === 'bigint') return `${value}n`;
   if (value === null || typeof value !== 'object') return String(value);
@@ -171,25 +172,4 @@ export function normalizePruneBounds(bounds: unknown): NormalizedPruneBounds {
   }
   if (olderThan !== undefined) out.olderThan = normalizeTimestamp(olderThan, 'olderThan');
   return out;
-}
-
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const KEY_PREFIX = /^[A-Za-z0-9_:.-]{1,64}$/;
-
-/** Checks a SQL schema name against `/^[A-Za-z_][A-Za-z0-9_]{0,62}$/`. */
-export function assertSchemaName(schema: unknown): asserts schema is string {
-  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new InvalidArgumentError(
-      `schema must match ${SCHEMA_NAME} (a letter or _, then up to 62 letters, digits or _), got ${describe(schema)}`,
-    );
-  }
-}
-
-/** Checks a key prefix against `/^[A-Za-z0-9_:.-]{1,64}$/`. */
-export function assertKeyPrefix(keyPrefix: unknown): asserts keyPrefix is string {
-  if (typeof keyPrefix !== 'string' || !KEY_PREFIX.test(keyPrefix)) {
-    throw new InvalidArgumentError(
-      `prefix must match ${KEY_PREFIX} (1–64 letters, digits, _ : . -), got ${describe(keyPrefix)}`,
-    );
-  }
 }

@@ -1,21 +1,27 @@
-import { FlowError, type FlowErrorCode, isFlowError } from '@flow/core';
+import { FlowError, isFlowError } from '@flow/core';
 
 const q = JSON.stringify;
 
 /**
- * The engine's codes that core's `FlowErrorCode` does not list yet. Match them with `isFlowError(e)` and
- * `e.code === 'NODE_TIMEOUT'` (or `isGraphError(e, 'NODE_TIMEOUT')`).
+ * The engine's error codes (core's `FlowErrorCode` holds storage's). Match them with `isFlowError(e, 'NODE_FAILED')`
+ * or `isGraphError(e, 'NODE_TIMEOUT')`.
  */
-export type GraphErrorCode = 'NODE_TIMEOUT' | 'RUN_CANCELLED';
-
-/** A `FlowError` whose code is one of the engine's own. */
-function graphCode(code: GraphErrorCode): FlowErrorCode {
-  return code as unknown as FlowErrorCode;
-}
+export type GraphErrorCode =
+  | 'ALREADY_RESUMED'
+  | 'THREAD_NOT_FOUND'
+  | 'THREAD_BUSY'
+  | 'NO_CHECKPOINTER'
+  | 'STEP_LIMIT'
+  | 'INVALID_GRAPH'
+  | 'INVALID_UPDATE'
+  | 'NODE_FAILED'
+  | 'STATE_VERSION'
+  | 'NODE_TIMEOUT'
+  | 'RUN_CANCELLED';
 
 /** True when `error` is a @flow error with one of the engine's own codes (works across package copies). */
 export function isGraphError(error: unknown, code: GraphErrorCode): boolean {
-  return isFlowError(error) && (error.code as string) === code;
+  return isFlowError(error, code);
 }
 
 /** Another resumer claimed the run first, or an answer was sent to a thread that is no longer interrupted. */
@@ -129,7 +135,7 @@ export class NodeTimeout extends FlowError {
   readonly timeoutMs: number;
 
   constructor(node: string, timeoutMs: number) {
-    super(graphCode('NODE_TIMEOUT'), `[flow:graph] node ${q(node)} did not finish within ${timeoutMs} ms`);
+    super('NODE_TIMEOUT', `[flow:graph] node ${q(node)} did not finish within ${timeoutMs} ms`);
     this.node = node;
     this.timeoutMs = timeoutMs;
   }
@@ -145,7 +151,7 @@ export class RunCancelled extends FlowError {
     const why =
       reason instanceof Error ? `: ${reason.message}` : reason === undefined ? '' : `: ${String(reason)}`;
     super(
-      graphCode('RUN_CANCELLED'),
+      'RUN_CANCELLED',
       `[flow:graph] the call on thread ${q(thread)} was cancelled${why} (last committed step ${step}; resume it to go on)`,
       { cause: reason },
     );

@@ -1,7 +1,7 @@
-import { type Checkpoint, type Checkpointer, createRedactor, statusOf } from '@flow/core';
+import { type Checkpoint, type Checkpointer, createRedactor, statusOf, type ThreadStatus } from '@flow/core';
 import type { Context } from '../context.js';
 import { formatAge } from '../format/age.js';
-import { checkpointJson, JsonArrayWriter, type RunStatus } from '../format/records.js';
+import { checkpointJson, JsonArrayWriter } from '../format/records.js';
 import { isResumeClaim, type StepSummary } from '../format/resume-claim.js';
 import { stateVersionOf } from '../format/state-version.js';
 import { type Cell, TableWriter } from '../format/table.js';
@@ -33,7 +33,7 @@ async function* oneByOne(first: Checkpoint[], rest: AsyncIterator<Checkpoint[]>)
 }
 
 interface Row extends StepSummary {
-  status: RunStatus;
+  status: ThreadStatus;
   ts: string;
   /** The state version the checkpoint was written with. */
   version: string;

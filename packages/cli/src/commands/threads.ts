@@ -1,9 +1,9 @@
-import type { Checkpointer, RunError, ThreadStatus } from '@flow/core';
+import { type Checkpointer, type RunError, type ThreadStatus, threadStatusOf } from '@flow/core';
 import type { Context } from '../context.js';
 import { formatAge } from '../format/age.js';
 import type { Palette } from '../format/color.js';
 import { messageLabel, tableThreadLabel } from '../format/label.js';
-import { JsonArrayWriter, type RunStatus, threadInfoJson, threadStatus } from '../format/records.js';
+import { JsonArrayWriter, threadInfoJson } from '../format/records.js';
 import { TableWriter } from '../format/table.js';
 import { threadPages } from '../paging.js';
 
@@ -15,7 +15,7 @@ export interface ThreadsOptions {
 }
 
 /** Colours a padded status word: interrupted runs wait for a person, so they stand out. */
-export function statusStyle(color: Palette, status: RunStatus): (text: string) => string {
+export function statusStyle(color: Palette, status: ThreadStatus): (text: string) => string {
   if (status === 'interrupted') return color.yellow;
   if (status === 'failed') return color.red;
   return status === 'done' ? color.green : color.cyan;
@@ -51,7 +51,7 @@ export async function threadsCommand(ctx: Context, store: Checkpointer, opts: Th
   for await (const page of pages) {
     table.writePage(
       page.map((info) => {
-        const status = threadStatus(info);
+        const status = threadStatusOf(info);
         return [
           { text: tableThreadLabel(info.thread) },
           { text: String(info.latestStep) },

@@ -1,30 +1,5 @@
-import {
-  type Checkpoint,
-  type PlainJson,
-  statusOf,
-  type ThreadInfo,
-  type ThreadStatus,
-  toPlainJson,
-} from '@flow/core';
+import { type Checkpoint, type PlainJson, type ThreadInfo, toPlainJson } from '@flow/core';
 import { stateVersionOf } from './state-version.js';
-
-/** A thread's or checkpoint's status, as `listThreads({ status })` names it. */
-export type RunStatus = ThreadStatus;
-
-/** A frontier that is not empty, for asking core's rule about a thread that is not done. */
-const SOME_FRONTIER: readonly string[] = ['…'];
-
-/**
- * The status of a thread from its `ThreadInfo`, by core's `statusOf` (which reads a checkpoint's frontier:
- * a `ThreadInfo` says only whether it is empty, through `done`).
- */
-export function threadStatus(info: ThreadInfo): RunStatus {
-  return statusOf({
-    next: info.done ? [] : SOME_FRONTIER,
-    interrupted: info.interrupted,
-    error: info.failed ? (info.error ?? { node: null, message: '' }) : null,
-  });
-}
 
 /** The `--json` form of a `ThreadInfo`: exactly its fields, in a stable order. */
 export function threadInfoJson(info: ThreadInfo): PlainJson {
