@@ -1,6 +1,7 @@
 import {
   type Checkpointer,
   Checkpoint as FlowCheckpoint,
+  flowPrefix,
   InvalidArgumentError,
   isFlowError,
 } from '@flow/core';
@@ -31,7 +32,7 @@ import { loadValue, type StoredValue, storeValue } from './stored-value.js';
 import { type Known, type ThreadCache, ThreadCaches } from './thread-cache.js';
 import { flowThreadOf, namespacePrefixes } from './thread-key.js';
 
-const P = '[flow:langgraph] ';
+const P = flowPrefix('langgraph');
 /** Pages of `list` and `listThreads`. */
 const PAGE = 64;
 /** Conditional puts a `put` tries before it gives up (each lost one means another writer took the step). */

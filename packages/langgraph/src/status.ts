@@ -19,6 +19,12 @@ function messageOf(value: unknown): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
+/** The node of a pulled task, from the task path LangGraph gives its writes (`~__pregel_pull, <node>`). */
+function nodeOfPath(path: string): string | null {
+  const pulled = /^~__pregel_pull, (.+)$/.exec(path);
+  return pulled?.[1] ?? null;
+}
+
 /**
  * After an interrupt or an error was written for a checkpoint, its @flow record says so, for `flow threads`
  * and the server: `interrupted` with the interrupts as the payload while LangGraph waits for an answer, the
@@ -46,9 +52,14 @@ export async function statusAfterWrites(
         return Array.isArray(plain) ? plain : [plain];
       });
     const failed = sorted.filter((w) => w.stored.c === ERROR);
-    const node = cp.next.length === 1 ? (cp.next[0] as string) : null;
+    const only = cp.next.length === 1 ? (cp.next[0] as string) : null;
+    const interrupting = sorted.find((w) => w.stored.c === INTERRUPT);
+    const node = (interrupting && nodeOfPath(interrupting.stored.p)) ?? only;
     const last = failed[failed.length - 1];
-    const error = last === undefined ? null : { node, message: messageOf(plainOf(last.stored)) };
+    const error =
+      last === undefined
+        ? null
+        : { node: nodeOfPath(last.stored.p) ?? only, message: messageOf(plainOf(last.stored)) };
     const interrupted = interrupts.length > 0;
     const payload = interrupts.length === 1 ? interrupts[0] : interrupts.length === 0 ? null : interrupts;
     if (

@@ -42,7 +42,10 @@ describe.each(crossProcess)(
       // @flow's view: one thread for the LangGraph thread, waiting for a human, the question as its payload.
       const [info] = await store.listThreads();
       expect(info).toMatchObject({ thread, interrupted: true, done: false });
-      expect((await store.get(thread))?.interruptPayload).toMatchObject({ value: { question: 'ship it?' } });
+      expect(await store.get(thread)).toMatchObject({
+        interruptNode: 'ask',
+        interruptPayload: { value: { question: 'ship it?' } },
+      });
 
       const second = await graphProcess('resume', opener, thread, calls);
       expect(second.interrupts).toEqual([]);
