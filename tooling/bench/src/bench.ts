@@ -14,8 +14,11 @@ import { encryption } from './workloads/encryption.js';
 import { engine } from './workloads/engine.js';
 import { growth } from './workloads/growth.js';
 import { largeState } from './workloads/large-state.js';
+import { leaseOverhead } from './workloads/lease-overhead.js';
 import { listThreads } from './workloads/list-threads.js';
 import { putsAndReads } from './workloads/puts-and-reads.js';
+import { recoveryTime } from './workloads/recovery-time.js';
+import { workerThroughput } from './workloads/worker-throughput.js';
 
 /** Where results go unless `--out` says otherwise: `tooling/bench/results`. */
 export const RESULTS_DIR = fileURLToPath(new URL('../results', import.meta.url));
@@ -73,6 +76,9 @@ export async function runBench(
     if (runs('w7')) await durableNodes(ctx, suites, rec);
     if (runs('conc')) await concurrency(ctx, suites, rec);
     if (runs('enc')) await encryption(ctx, suites, rec);
+    if (runs('lease')) await leaseOverhead(ctx, suites, rec);
+    if (runs('workers')) await workerThroughput(ctx, suites, rec);
+    if (runs('recovery')) await recoveryTime(ctx, suites, rec);
     // Last: it runs LangGraph's engine in this thread, which turns AsyncLocalStorage on for good.
     if (runs('w6')) await growth(ctx, suites, rec);
 

@@ -1,8 +1,24 @@
 import { parseArgs } from 'node:util';
 
 /** The workloads, in the order they run. */
-export const WORKLOADS = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'conc', 'enc'] as const;
-/** One workload id: `w1`–`w7`, `conc` for the concurrency run, or `enc` for the encrypted serializer's cost. */
+export const WORKLOADS = [
+  'w1',
+  'w2',
+  'w3',
+  'w4',
+  'w5',
+  'w6',
+  'w7',
+  'conc',
+  'enc',
+  'lease',
+  'workers',
+  'recovery',
+] as const;
+/**
+ * One workload id: `w1`–`w7`, `conc` for the concurrency run, `enc` for the encrypted serializer's cost, or
+ * `lease`, `workers` and `recovery` for the cost of leases, worker throughput and recovery after a crash.
+ */
 export type WorkloadId = (typeof WORKLOADS)[number];
 
 /** The storage backends the bench compares. */
@@ -54,6 +70,16 @@ export interface Sizes {
   'conc-rounds': number;
   /** Connections in each Postgres pool (pg's own default is 10). */
   'pg-pool': number;
+  /** Workers: runs enqueued per configuration of worker processes. */
+  'workers-runs': number;
+  /** Workers: super-steps per run. */
+  'workers-steps': number;
+  /** Workers: rounds of the 1, 2 and 4 process configurations. */
+  'workers-rounds': number;
+  /** Recovery: SIGKILLs timed per store (the median is reported). */
+  'recovery-samples': number;
+  /** Recovery: the lease length of the killed run, in ms. */
+  'recovery-lease-ms': number;
 }
 
 /** The sizes of a full run: the ones the issue names. */
@@ -79,6 +105,11 @@ export const FULL_SIZES: Sizes = {
   'conc-steps': 20,
   'conc-rounds': 3,
   'pg-pool': 10,
+  'workers-runs': 200,
+  'workers-steps': 10,
+  'workers-rounds': 3,
+  'recovery-samples': 5,
+  'recovery-lease-ms': 3000,
 };
 
 /** The sizes of `--quick`: a smoke run of about a minute that exercises every workload and store. */
@@ -99,6 +130,9 @@ export const QUICK_SIZES: Sizes = {
   'conc-runs': 8,
   'conc-steps': 5,
   'conc-rounds': 1,
+  'workers-runs': 16,
+  'workers-rounds': 1,
+  'recovery-samples': 1,
 };
 
 /** What one invocation of the bench does. */
@@ -190,7 +224,7 @@ export function usage(): string {
     (k) => `  --${k.padEnd(14)} N   (full ${FULL_SIZES[k]}, quick ${QUICK_SIZES[k]})`,
   );
   return [
-    'usage: pnpm bench [--quick] [--only w1,w2,w3,w4,w5,w6,w7,conc,enc] [--backends memory,sqlite,postgres,redis]',
+    'usage: pnpm bench [--quick] [--only w1,...,w7,conc,enc,lease,workers,recovery] [--backends memory,sqlite,postgres,redis]',
     '                  [--out DIR | --no-write] [--<size> N ...]',
     '',
     '  --quick            smoke sizes (about a minute); exits non-zero only when a workload throws',

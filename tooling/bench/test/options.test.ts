@@ -7,7 +7,20 @@ describe('parseOptions', () => {
     expect(o.quick).toBe(false);
     expect(o.sizes).toEqual(FULL_SIZES);
     expect(o.sizes['w4-threads']).toBe(5000);
-    expect(o.workloads).toEqual(['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'conc', 'enc']);
+    expect(o.workloads).toEqual([
+      'w1',
+      'w2',
+      'w3',
+      'w4',
+      'w5',
+      'w6',
+      'w7',
+      'conc',
+      'enc',
+      'lease',
+      'workers',
+      'recovery',
+    ]);
     expect(o.backends).toEqual(['memory', 'sqlite', 'postgres', 'redis']);
     expect(o.outDir).toBe('/out');
   });

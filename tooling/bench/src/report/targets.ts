@@ -81,6 +81,38 @@ export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
       met: us === undefined ? undefined : us <= limit,
     });
   }
+  for (const backend of ['postgres', 'redis'] as const) {
+    const ratio = flowRow(sections, 'lease', backend)?.values.ratio;
+    out.push({
+      target: 'W5 with leases ≤ 1.15× without (µs/step)',
+      backend,
+      measured: ratio === undefined ? 'not run' : `${ratio.toFixed(3)}× off`,
+      met: ratio === undefined ? undefined : ratio <= 1.15,
+    });
+  }
+  const workers = sections.find((s) => s.id === 'workers')?.rows;
+  out.push({
+    target: 'worker runs/s with 1, 2, 4 processes (reported)',
+    backend: 'postgres',
+    measured:
+      workers === undefined || workers.length === 0
+        ? 'not run'
+        : workers.map((r) => formatNumber(r.values.runsPerSec)).join(' / '),
+    met: undefined,
+  });
+  for (const backend of ['postgres', 'redis'] as const) {
+    const row = sections.find((s) => s.id === 'recovery')?.rows.find((r) => r.backend === backend);
+    const seconds = row?.values.step;
+    out.push({
+      target: 'recovery after a SIGKILL ≤ leaseMs + 0.5 s (median)',
+      backend,
+      measured: seconds === undefined ? 'not run' : `${formatNumber(seconds, 2)} s`,
+      met:
+        seconds === undefined || row === undefined
+          ? undefined
+          : seconds <= (row.values.step ?? 0) / (row.values.ofLease ?? 1) + 0.5,
+    });
+  }
   const stmts = flowRow(sections, 'w5', 'postgres')?.values.stmts;
   out.push({
     target: 'engine ≤ 2 statements per super-step',
