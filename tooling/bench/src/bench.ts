@@ -13,6 +13,7 @@ import { durableNodes } from './workloads/durable-nodes.js';
 import { encryption } from './workloads/encryption.js';
 import { engine } from './workloads/engine.js';
 import { growth } from './workloads/growth.js';
+import { langgraphSavers } from './workloads/langgraph-savers.js';
 import { largeState } from './workloads/large-state.js';
 import { leaseOverhead } from './workloads/lease-overhead.js';
 import { listThreads } from './workloads/list-threads.js';
@@ -79,6 +80,7 @@ export async function runBench(
     if (runs('lease')) await leaseOverhead(ctx, suites, rec);
     if (runs('workers')) await workerThroughput(ctx, suites, rec);
     if (runs('recovery')) await recoveryTime(ctx, suites, rec);
+    if (runs('lg')) await langgraphSavers(ctx, suites, rec);
     // Last: it runs LangGraph's engine in this thread, which turns AsyncLocalStorage on for good.
     if (runs('w6')) await growth(ctx, suites, rec);
 

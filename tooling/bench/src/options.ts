@@ -14,10 +14,12 @@ export const WORKLOADS = [
   'lease',
   'workers',
   'recovery',
+  'lg',
 ] as const;
 /**
- * One workload id: `w1`–`w7`, `conc` for the concurrency run, `enc` for the encrypted serializer's cost, or
- * `lease`, `workers` and `recovery` for the cost of leases, worker throughput and recovery after a crash.
+ * One workload id: `w1`–`w7`, `conc` for the concurrency run, `enc` for the encrypted serializer's cost,
+ * `lease`, `workers` and `recovery` for the cost of leases, worker throughput and recovery after a crash,
+ * or `lg` for LangGraph.js graphs on `FlowSaver` against LangGraph's own savers.
  */
 export type WorkloadId = (typeof WORKLOADS)[number];
 
@@ -224,7 +226,7 @@ export function usage(): string {
     (k) => `  --${k.padEnd(14)} N   (full ${FULL_SIZES[k]}, quick ${QUICK_SIZES[k]})`,
   );
   return [
-    'usage: pnpm bench [--quick] [--only w1,...,w7,conc,enc,lease,workers,recovery] [--backends memory,sqlite,postgres,redis]',
+    'usage: pnpm bench [--quick] [--only w1,...,w7,conc,enc,lease,workers,recovery,lg] [--backends memory,sqlite,postgres,redis]',
     '                  [--out DIR | --no-write] [--<size> N ...]',
     '',
     '  --quick            smoke sizes (about a minute); exits non-zero only when a workload throws',

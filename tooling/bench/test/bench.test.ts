@@ -63,6 +63,8 @@ describe('runBench', () => {
       'lease',
       'workers',
       'recovery',
+      'w8-loop',
+      'w8-fanout',
       'w6',
     ]);
     const w1 = result.sections.find((s) => s.id === 'w1')!;

@@ -20,6 +20,7 @@ describe('parseOptions', () => {
       'lease',
       'workers',
       'recovery',
+      'lg',
     ]);
     expect(o.backends).toEqual(['memory', 'sqlite', 'postgres', 'redis']);
     expect(o.outDir).toBe('/out');

@@ -113,6 +113,28 @@ export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
           : seconds <= (row.values.step ?? 0) / (row.values.ofLease ?? 1) + 0.5,
     });
   }
+  // LangGraph.js on FlowSaver against LangGraph's own saver, same graph and durability (W8).
+  const loop = sections.find((s) => s.id === 'w8-loop');
+  for (const [backend, times] of [
+    ['sqlite', 1.2],
+    ['postgres', 2],
+  ] as const) {
+    for (const durability of ['async', 'sync']) {
+      const row = loop?.rows.find(
+        (r) =>
+          r.backend === backend &&
+          r.values.ratio !== undefined &&
+          r.label.includes(`durability ${durability}`),
+      );
+      const ratio = row?.values.ratio;
+      out.push({
+        target: `FlowSaver ≥ ${times}× faster than LangGraph's saver (W8 loop, durability ${durability})`,
+        backend,
+        measured: ratio === undefined ? 'not run' : `${ratio.toFixed(3)}×`,
+        met: ratio === undefined ? undefined : ratio >= times,
+      });
+    }
+  }
   const stmts = flowRow(sections, 'w5', 'postgres')?.values.stmts;
   out.push({
     target: 'engine ≤ 2 statements per super-step',

@@ -9,10 +9,10 @@ import { median, rotate } from '../stats.js';
 import { type Counters, since, snapshot } from '../stores/counters.js';
 import type { BackendSuite, OpenedStore } from '../stores/types.js';
 
-type Run = (thread: string) => Promise<void>;
+export type Run = (thread: string) => Promise<void>;
 type Engine = Pick<typeof before, 'StateGraph' | 'START' | 'END'>;
 
-const NOW: Engine = { StateGraph: StateGraph as unknown as Engine['StateGraph'], START, END };
+export const NOW: Engine = { StateGraph: StateGraph as unknown as Engine['StateGraph'], START, END };
 
 /** The W5 loop (`a` and `b` take turns adding 1 to `n`): one node per super-step. */
 function loop(engine: Engine, steps: number, checkpointer: Checkpointer): Run {
@@ -29,10 +29,10 @@ function loop(engine: Engine, steps: number, checkpointer: Checkpointer): Run {
   };
 }
 
-const FAN = ['a', 'b', 'c', 'd'] as const;
+export const FAN = ['a', 'b', 'c', 'd'] as const;
 
 /** Four nodes per super-step: each of `a`–`d` adds 1 to its own key and loops on itself until `steps`. */
-function fanOut(engine: Engine, steps: number, checkpointer: Checkpointer): Run {
+export function fanOut(engine: Engine, steps: number, checkpointer: Checkpointer): Run {
   let graph = new engine.StateGraph<Record<string, number>>();
   for (const k of FAN) graph = graph.addNode(k, async (s) => ({ [k]: (s[k] ?? 0) + 1 }));
   for (const k of FAN) {

@@ -1,0 +1,245 @@
+import type { Checkpointer } from '@flow/core';
+import { FlowSaver } from '@flow/langgraph';
+import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { BenchContext } from '../context.js';
+import { progress } from '../progress.js';
+import type { Recorder } from '../report/recorder.js';
+import { type Row, section } from '../report/section.js';
+import { median, rotate } from '../stats.js';
+import { type Counters, since, snapshot } from '../stores/counters.js';
+import type { BackendSuite, OpenedStore, Side } from '../stores/types.js';
+import { FAN, fanOut, NOW, type Run } from './durable-nodes.js';
+import { langgraphLoop } from './engine-graphs.js';
+
+type Durability = 'async' | 'sync';
+
+/** The fan-out graph on LangGraph.js: `a`–`d` start together, each adds 1 to its own key and loops on itself. */
+function langgraphFanOut(steps: number, checkpointer: BaseCheckpointSaver, durability: Durability): Run {
+  const spec = Object.fromEntries(FAN.map((k) => [k, Annotation<number>()]));
+  const State = Annotation.Root(spec);
+  type S = Record<string, number>;
+  // LangGraph's builder types follow node names one call at a time; a loop needs a looser type.
+  interface Builder {
+    addNode(name: string, fn: (s: S) => Promise<S>): Builder;
+    addEdge(from: string, to: string): Builder;
+    addConditionalEdges(from: string, route: (s: S) => string, ends: string[]): Builder;
+    compile(opts: { checkpointer: BaseCheckpointSaver }): {
+      invoke(input: S, config: object): Promise<unknown>;
+    };
+  }
+  let graph = new StateGraph(State) as unknown as Builder;
+  // A node may not share a channel's name: node `node_a` counts in channel `a`.
+  for (const k of FAN) graph = graph.addNode(`node_${k}`, async (s: S) => ({ [k]: (s[k] ?? 0) + 1 }));
+  for (const k of FAN) {
+    const node = `node_${k}`;
+    graph = graph
+      .addEdge(START, node)
+      .addConditionalEdges(node, (s: S) => ((s[k] ?? 0) < steps ? node : END), [node, END]);
+  }
+  const app = graph.compile({ checkpointer });
+  return async (thread) => {
+    const state = (await app.invoke(
+      {},
+      { configurable: { thread_id: thread }, recursionLimit: steps + 10, durability },
+    )) as S;
+    if (FAN.some((k) => state[k] !== steps))
+      throw new Error(`LangGraph fan-out ended with ${JSON.stringify(state)}`);
+  };
+}
+
+interface Case {
+  backend: string;
+  side: Side;
+  label: string;
+  durability: Durability | undefined;
+  /** Whether this is a `FlowSaver` case: the others compare against it. */
+  flowSaver: boolean;
+  run: Run;
+  counters: Counters | undefined;
+}
+
+interface Timed {
+  c: Case;
+  us: number;
+  cpu: number;
+  stmts: number | undefined;
+}
+
+/** One untimed run per case, then `runs` rounds in rotating order: median wall and CPU µs, statements per step. */
+async function timeCases(cases: readonly Case[], steps: number, runs: number, tag: string): Promise<Timed[]> {
+  for (const [i, c] of cases.entries()) await c.run(`lg-${tag}-${i}-warm`);
+  const wall = cases.map(() => [] as number[]);
+  const cpu = cases.map(() => [] as number[]);
+  const before = cases.map((c) => c.counters && snapshot(c.counters));
+  for (let r = 0; r < runs; r++) {
+    for (const i of rotate(
+      cases.map((_, j) => j),
+      r,
+    )) {
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      await (cases[i] as Case).run(`lg-${tag}-${i}-${r}`);
+      wall[i]?.push(((performance.now() - t0) * 1000) / steps);
+      const used = process.cpuUsage(cpu0);
+      cpu[i]?.push((used.user + used.system) / steps);
+    }
+  }
+  return cases.map((c, i) => ({
+    c,
+    us: median(wall[i] as number[]),
+    cpu: median(cpu[i] as number[]),
+    stmts: c.counters && since(c.counters, before[i] as Counters).commands / (runs * steps),
+  }));
+}
+
+/** Rows with each LangGraph saver's time over FlowSaver's of the same backend and durability. */
+function rowsOf(timed: readonly Timed[]): Row[] {
+  return timed.map(({ c, us, cpu, stmts }) => {
+    const base = timed.find(
+      (t) => t.c.flowSaver && t.c.backend === c.backend && t.c.durability === c.durability,
+    );
+    const ratio = !c.flowSaver && c.side === 'langgraph' && base !== undefined ? us / base.us : undefined;
+    return { backend: c.backend, side: c.side, label: c.label, values: { us, cpu, stmts, ratio } };
+  });
+}
+
+/**
+ * W8: LangGraph.js graphs on @flow's backends. The W5 loop on LangGraph.js with `FlowSaver` over each
+ * backend's checkpointer against LangGraph's own saver for that database, both durabilities; and the W7
+ * fan-out of four nodes per super-step on @flow's engine, on LangGraph.js with its own saver, and on
+ * LangGraph.js with `FlowSaver`. Runs after every @flow-only workload (LangGraph turns AsyncLocalStorage on).
+ */
+export async function langgraphSavers(
+  ctx: BenchContext,
+  suites: readonly BackendSuite[],
+  rec: Recorder,
+): Promise<void> {
+  const steps = ctx.options.sizes['w5-steps'];
+  const runs = ctx.options.sizes['w5-runs'];
+  const columns = [
+    { key: 'us', header: 'µs/step' },
+    { key: 'cpu', header: 'CPU µs/step' },
+    { key: 'stmts', header: 'stmts/step', digits: 2 },
+    { key: 'ratio', header: 'LangGraph saver/FlowSaver', digits: 3 },
+  ];
+  const loop = section({
+    id: 'w8-loop',
+    title: 'W8 LangGraph.js on FlowSaver: the W5 loop, per super-step',
+    detail:
+      `LangGraph.js's two-node loop of ${steps} super-steps; median of ${runs} runs after one warm-up. FlowSaver ` +
+      "over each backend's @flow checkpointer against LangGraph's saver for the same database, same durability.",
+    columns,
+    ratioOf: 'ratio',
+    better: 'higher',
+    notes: [
+      'The last column is the LangGraph saver’s µs/step over FlowSaver’s at the same durability: above 1, FlowSaver is faster.',
+      'Redis: LangGraph’s Redis saver needs the RedisJSON and RediSearch modules of Redis Stack, so there is no ' +
+        'LangGraph saver to compare on plain Redis; FlowSaver runs on it as on any @flow backend.',
+      'stmts/step: SQL statements (Postgres) or commands (Redis) per super-step, the input checkpoint included.',
+    ],
+  });
+  const fan = section({
+    id: 'w8-fanout',
+    title: 'W8 a fan-out of four per super-step: @flow/graph and LangGraph.js',
+    detail:
+      `Four trivial nodes per super-step (the W7 fan-out) for ${steps} super-steps; median of ${runs} runs after ` +
+      "one warm-up. @flow's engine on its checkpointer, LangGraph.js on its own saver (durability sync, the " +
+      'guarantee @flow gives, and async, its default), and LangGraph.js on FlowSaver.',
+    columns,
+    ratioOf: 'ratio',
+    better: 'higher',
+    notes: [
+      'The last column: the LangGraph saver row over the FlowSaver row of the same durability. Compare @flow/graph ' +
+        'with LangGraph.js by the µs/step and stmts/step columns.',
+      'These run after LangGraph has turned AsyncLocalStorage on (W5), so every row here pays its promise hooks.',
+    ],
+  });
+  for (const suite of suites) {
+    if (suite.id === 'memory') continue;
+    await rec.guard('lg', suite.id, async () => {
+      const open: OpenedStore<unknown>[] = [];
+      const flowStore = async () => {
+        const o = (await suite.flowStore()) as OpenedStore<Checkpointer>;
+        open.push(o);
+        return o;
+      };
+      const lgStore = async () => {
+        const o = (await suite.langgraphStore?.()) as OpenedStore<BaseCheckpointSaver> | undefined;
+        if (o) open.push(o);
+        return o;
+      };
+      try {
+        const cases: Case[] = [];
+        const fanCases: Case[] = [];
+        for (const durability of ['async', 'sync'] as const) {
+          const own = await lgStore();
+          if (own) {
+            cases.push({
+              backend: suite.id,
+              side: 'langgraph',
+              label: `StateGraph + ${own.store.constructor.name} (durability ${durability})`,
+              durability,
+              flowSaver: false,
+              run: langgraphLoop(steps, own.store, durability),
+              counters: own.counters,
+            });
+          }
+          const f = await flowStore();
+          cases.push({
+            backend: suite.id,
+            side: 'langgraph',
+            label: `StateGraph + FlowSaver(${f.store.constructor.name}) (durability ${durability})`,
+            durability,
+            flowSaver: true,
+            run: langgraphLoop(steps, new FlowSaver(f.store), durability),
+            counters: f.counters,
+          });
+          if (suite.id === 'redis') continue;
+          const ownFan = await lgStore();
+          if (ownFan) {
+            fanCases.push({
+              backend: suite.id,
+              side: 'langgraph',
+              label: `LangGraph.js + ${ownFan.store.constructor.name} (durability ${durability})`,
+              durability,
+              flowSaver: false,
+              run: langgraphFanOut(steps, ownFan.store, durability),
+              counters: ownFan.counters,
+            });
+          }
+          const fFan = await flowStore();
+          fanCases.push({
+            backend: suite.id,
+            side: 'langgraph',
+            label: `LangGraph.js + FlowSaver(${fFan.store.constructor.name}) (durability ${durability})`,
+            durability,
+            flowSaver: true,
+            run: langgraphFanOut(steps, new FlowSaver(fFan.store), durability),
+            counters: fFan.counters,
+          });
+        }
+        if (suite.id !== 'redis') {
+          const g = await flowStore();
+          fanCases.unshift({
+            backend: suite.id,
+            side: 'flow',
+            label: `@flow/graph + ${g.store.constructor.name}`,
+            durability: undefined,
+            flowSaver: false,
+            run: fanOut(NOW, steps, g.store),
+            counters: g.counters,
+          });
+        }
+        const timed = await timeCases(cases, steps, runs, `${suite.id}-loop`);
+        loop.rows.push(...rowsOf(timed));
+        if (fanCases.length > 0)
+          fan.rows.push(...rowsOf(await timeCases(fanCases, steps, runs, `${suite.id}-fan`)));
+        progress(`W8 ${suite.id}: ${timed.map((t) => `${t.us.toFixed(0)} µs`).join(' · ')}`);
+      } finally {
+        for (const o of open) await o.close();
+      }
+    });
+  }
+  rec.add(loop, fan);
+}
