@@ -42,6 +42,7 @@ describe('docs/', () => {
       'packages/checkpoint-redis/README.md',
       'packages/checkpoint-sqlite/README.md',
       'packages/graph/README.md',
+      'packages/langgraph/README.md',
     ]);
   });
 
