@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
@@ -185,6 +185,150 @@ describe('encryptedSerializer', () => {
     expect(error.message).toMatch(/^\[flow:test\] corrupt checkpoint at row 7: state cannot be decoded: /);
     expect(error.message).toContain('authentication failed under key "k1"');
     expect(inspect(error, { depth: 5 })).not.toContain(SECRET);
+  });
+});
+
+describe('encryptedSerializer envelope formats', () => {
+  const serializer = encryptedSerializer({ keys: { k1 }, current: 'k1' });
+  const payloadAt: SerializeContext = { ...at, field: 'interruptPayload' };
+  const bytesOf = (text: string) =>
+    Buffer.from((JSON.parse(text) as string).slice(ENVELOPE_PREFIX.length), 'base64url');
+  const textOf = (bytes: Buffer) => JSON.stringify(`${ENVELOPE_PREFIX}${bytes.toString('base64url')}`);
+
+  it('reads envelopes of the first format, written before null markers existed (null ones included)', () => {
+    // Written by the release before this one: key 'old-1' = 32 bytes of 7, every value AES-256-GCM.
+    const old = encryptedSerializer({ keys: { 'old-1': Buffer.alloc(32, 7), k1 }, current: 'k1' });
+    const place = { thread: 'order-1', step: 2 };
+    const state =
+      '"flow-enc:AQVvbGQtMb7iqxUSzaQuZLW8OcJ2MjQ13gnZhgfkopXSVjTF1YyVG3q7d0E8IF6uGZ3D7oGu9EDDuJGoqk6BDkrB8IQqKlX4xfjy1Frh_z1tqzfn-sbQtgUJz__Fte6SWk6SMY5X3JNQiKy00eKqOE4"';
+    const payload = '"flow-enc:AQVvbGQtMQEKL6Qb-teLfsOdRbq9DDAUMh4KplcZscm8oT-Fe7tT"';
+    const write = '"flow-enc:AQVvbGQtMQDF6cxxEdi1QMqbmiZhxhYxnz55RxZc9X6cCOuhZQJO"';
+    expect(old.deserialize(state, { ...place, field: 'state' })).toEqual({
+      secret: 'kept',
+      n: 1,
+      when: new Date(0),
+    });
+    expect(old.deserialize(payload, { ...place, field: 'interruptPayload' })).toBeNull();
+    expect(old.deserialize(write, { ...place, field: 'write', node: 'a', key: 'k' })).toBeNull();
+    expect([state, payload, write].map((t) => old.keyIdOf(t))).toEqual(['old-1', 'old-1', 'old-1']);
+    // Still bound to their place, still refused when altered.
+    expectCorrupt(() => old.deserialize(payload, { ...place, field: 'state' }), 'authentication failed');
+    expectCorrupt(() => old.deserialize(state.replace('AQVv', 'AQVw'), { ...place, field: 'state' }));
+  });
+
+  it('stores null as a short marker without ciphertext, bound to its place like any value', () => {
+    const text = serializer.serialize(null, payloadAt);
+    const bytes = bytesOf(text);
+    expect(bytes[0]).toBe(2);
+    expect(bytes.length).toBe(2 + 'k1'.length + 16);
+    expect(serializer.deserialize(text, payloadAt)).toBeNull();
+    expect(serializer.keyIdOf(text)).toBe('k1');
+    // Values that are not null still go through the cipher, with a fresh IV each.
+    for (const value of [0, '', false, [], {}]) {
+      const encrypted = serializer.serialize(value, payloadAt);
+      expect(bytesOf(encrypted)[0]).toBe(1);
+      expect(serializer.deserialize(encrypted, payloadAt)).toEqual(value);
+    }
+    expectCorrupt(
+      () => serializer.deserialize(text, { ...payloadAt, thread: 'order-43' }),
+      'authentication failed',
+    );
+    expectCorrupt(() => serializer.deserialize(text, { ...payloadAt, step: 4 }), 'authentication failed');
+    expectCorrupt(() => serializer.deserialize(text, at), 'authentication failed');
+    const write: SerializeContext = { thread: 't', step: 1, field: 'write', node: 'a', key: 'b' };
+    const w = serializer.serialize(null, write);
+    expect(serializer.deserialize(w, write)).toBeNull();
+    expectCorrupt(() => serializer.deserialize(w, { ...write, key: 'c' }), 'authentication failed');
+    const impostor = encryptedSerializer({ keys: { k1: k2 }, current: 'k1' });
+    expectCorrupt(() => impostor.deserialize(text, payloadAt), 'authentication failed');
+    expect(
+      isFlowError(
+        failure(() => serializer.serialize(null)),
+        'SERIALIZATION',
+      ),
+    ).toBe(true);
+  });
+
+  it("a null marker's tag is not an HMAC under the encryption key itself (the key is derived)", () => {
+    const head = bytesOf(serializer.serialize(null, payloadAt)).subarray(0, 4);
+    const aad = Buffer.concat([
+      head,
+      Buffer.from(JSON.stringify([at.thread, at.step, 'interruptPayload', null, null])),
+    ]);
+    const forged = Buffer.concat([head, createHmac('sha256', k1).update(aad).digest().subarray(0, 16)]);
+    expectCorrupt(() => serializer.deserialize(textOf(forged), payloadAt), 'authentication failed');
+  });
+
+  it('rejects 1,000 random single-bit flips anywhere in a null marker', () => {
+    const text = serializer.serialize(null, payloadAt);
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < 1000; i++) {
+      const copy = Buffer.from(bytes);
+      const bit = Math.floor(Math.random() * copy.length * 8);
+      copy[bit >> 3]! ^= 1 << (bit & 7);
+      expectCorrupt(() => serializer.deserialize(copy.toString(), payloadAt));
+    }
+  });
+
+  it('refuses a format byte swapped between a value and a marker, and a marker with bytes added or cut', () => {
+    const marker = bytesOf(serializer.serialize(null, payloadAt));
+    const value = bytesOf(serializer.serialize({ secret: SECRET }, payloadAt));
+    expectCorrupt(() =>
+      serializer.deserialize(textOf(Buffer.concat([Buffer.from([1]), marker.subarray(1)])), payloadAt),
+    );
+    expectCorrupt(() =>
+      serializer.deserialize(textOf(Buffer.concat([Buffer.from([2]), value.subarray(1)])), payloadAt),
+    );
+    expectCorrupt(
+      () => serializer.deserialize(textOf(Buffer.concat([marker, Buffer.from([0])])), payloadAt),
+      'truncated',
+    );
+    expectCorrupt(() => serializer.deserialize(textOf(marker.subarray(0, -1)), payloadAt), 'truncated');
+    expectCorrupt(
+      () => serializer.deserialize(textOf(Buffer.concat([Buffer.from([3]), value.subarray(1)])), payloadAt),
+      'version 3',
+    );
+  });
+
+  it('accepts only the canonical base64url text: no look-alike that Node would decode to the same bytes', () => {
+    // Long enough that its base64url text holds a '-' and a '_' (all but certainly).
+    const value = { secret: SECRET, pad: 'x'.repeat(600) };
+    const text = serializer.serialize(value, at);
+    const body = (JSON.parse(text) as string).slice(ENVELOPE_PREFIX.length);
+    const envelope = (b: string) => JSON.stringify(`${ENVELOPE_PREFIX}${b}`);
+    const i = body.search(/[A-Za-z0-9]/);
+    const char = body[i]!;
+    // Node's decoder reads a non-ASCII character by its low byte, '+' and '/' as '-' and '_', and skips '=',
+    // spaces and other characters outside the alphabet.
+    const lookalikes = [
+      String.fromCharCode(0x100 | char.charCodeAt(0)),
+      `${char} `,
+      `${char}=`,
+      `=${char}`,
+      `${char}\n`,
+    ];
+    for (const l of lookalikes) {
+      expectCorrupt(
+        () => serializer.deserialize(envelope(body.slice(0, i) + l + body.slice(i + 1)), at),
+        'malformed',
+      );
+    }
+    const dash = body.indexOf('-');
+    const under = body.indexOf('_');
+    if (dash >= 0)
+      expectCorrupt(
+        () => serializer.deserialize(envelope(`${body.slice(0, dash)}+${body.slice(dash + 1)}`), at),
+        'malformed',
+      );
+    if (under >= 0)
+      expectCorrupt(
+        () => serializer.deserialize(envelope(`${body.slice(0, under)}/${body.slice(under + 1)}`), at),
+        'malformed',
+      );
+    expectCorrupt(() => serializer.deserialize(envelope(`${body}==`), at), 'malformed');
+    expectCorrupt(() => serializer.deserialize(envelope(''), at), 'malformed');
+    expect(dash >= 0 && under >= 0).toBe(true);
+    expect(serializer.deserialize(envelope(body), at)).toEqual(value);
   });
 });
 

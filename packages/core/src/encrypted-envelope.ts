@@ -1,0 +1,91 @@
+import { randomFillSync } from 'node:crypto';
+import type { SerializeContext } from './serializer.js';
+
+/**
+ * The stored form of an encrypted value is a JSON string (so Postgres can keep it as JSONB, and every backend
+ * stores it unchanged): `"flow-enc:" + base64url(bytes)`, where `bytes` starts with a format byte, the key id's
+ * length and the key id. Two formats (docs/security.md):
+ *
+ * - 1, a value: `1 · idLength · keyId · iv(12) · AES-256-GCM ciphertext · tag(16)`;
+ * - 2, null: `2 · idLength · keyId · tag(16)`, an HMAC-SHA256 tag (cut to 16 bytes) under a key derived from
+ *   the encryption key — no cipher and no IV, since there is nothing to hide, only a place to vouch for.
+ *
+ * Both authenticate the header and the value's place (thread, step, field, and node and key of a write).
+ */
+export const ENVELOPE_PREFIX = 'flow-enc:';
+export const OPEN = `"${ENVELOPE_PREFIX}`;
+export const FORMAT_VALUE = 1;
+export const FORMAT_NULL = 2;
+export const IV_BYTES = 12;
+export const TAG_BYTES = 16;
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * The bytes of `body` when it is the one canonical unpadded base64url text of them, else `undefined`.
+ * Node's decoder skips characters outside the alphabet, reads `+` and `/` like `-` and `_`, and non-ASCII
+ * characters by their low byte; so the text must be ASCII without `+` or `/`, decode to the length its own
+ * length implies (nothing was skipped), not be 1 mod 4 long, and leave the last character's spare bits zero
+ * (a flipped spare bit would otherwise decode to the same bytes). Cheaper than a regular expression over the
+ * whole text, which cost more than the decryption of a 2 KB state.
+ */
+export function canonicalBytes(body: string): Buffer | undefined {
+  const rest = body.length % 4;
+  if (rest === 1 || body.length === 0) return undefined;
+  if (Buffer.byteLength(body) !== body.length || body.includes('+') || body.includes('/')) return undefined;
+  if (rest !== 0) {
+    const last = ALPHABET.indexOf(body[body.length - 1]!);
+    if (last < 0 || (last & (rest === 2 ? 0b1111 : 0b11)) !== 0) return undefined;
+  }
+  const bytes = Buffer.from(body, 'base64url');
+  return bytes.length === (body.length * 3) >> 2 ? bytes : undefined;
+}
+
+/** The envelope text of `bytes`. */
+export function envelopeText(bytes: Buffer): string {
+  return `${OPEN}${bytes.toString('base64url')}"`;
+}
+
+/** `format · idLength · keyId`, the header every envelope of a key starts with. */
+export function header(format: number, keyId: string): Buffer {
+  const id = Buffer.from(keyId);
+  const head = Buffer.allocUnsafe(2 + id.length);
+  head[0] = format;
+  head[1] = id.length;
+  id.copy(head, 2);
+  return head;
+}
+
+/**
+ * The associated data of a value: its envelope's header, then its place as JSON text (a JSON array, so a
+ * thread id can never be spliced into the step). Format 1 has always used exactly these bytes.
+ */
+export function associatedData(head: Uint8Array, headLength: number, context: SerializeContext): Buffer {
+  const place = JSON.stringify([
+    context.thread,
+    context.step,
+    context.field,
+    context.node ?? null,
+    context.key ?? null,
+  ]);
+  const aad = Buffer.allocUnsafe(headLength + Buffer.byteLength(place));
+  aad.set(headLength === head.length ? head : head.subarray(0, headLength), 0);
+  aad.write(place, headLength);
+  return aad;
+}
+
+/**
+ * Random IVs, drawn from the CSPRNG in batches (one call per value costs more than the encryption of a small
+ * value). Each IV is handed out once; a process never shares its pool (workers and children draw their own).
+ */
+const IV_BATCH = 1024;
+let ivPool = Buffer.alloc(0);
+let ivAt = 0;
+export function nextIv(into: Buffer): void {
+  if (ivAt === ivPool.length) {
+    ivPool = randomFillSync(Buffer.allocUnsafe(IV_BYTES * IV_BATCH));
+    ivAt = 0;
+  }
+  ivPool.copy(into, 0, ivAt, ivAt + IV_BYTES);
+  ivAt += IV_BYTES;
+}
