@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { assertInteger, InvalidArgumentError } from '@flow/core';
+import { assertInteger, flowPrefix, InvalidArgumentError } from '@flow/core';
 
 /** Options of `createWorker(app, options)`. */
 export interface WorkerOptions {
@@ -32,12 +32,14 @@ export const MIN_POLL_MS = 10;
 export const MAX_POLL_MS = 3_600_000;
 export const MAX_RECOVERIES = 1000;
 const MAX_ID_LENGTH = 200;
+/** `[flow:worker] `: what every worker message starts with. */
+export const W = flowPrefix('worker');
 
 /** Checks `options`, naming the option and its allowed range when one is out of it. */
 export function workerSettings(options: unknown): WorkerSettings {
   if (options === undefined) options = {};
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new InvalidArgumentError('[flow:worker] createWorker options must be an object');
+    throw new InvalidArgumentError(`${W}createWorker options must be an object`);
   }
   const {
     id = `${hostname()}/${process.pid}/${Math.random().toString(36).slice(2, 8)}`,
@@ -47,13 +49,13 @@ export function workerSettings(options: unknown): WorkerSettings {
     log = (line: string) => console.error(line),
   } = options as WorkerOptions;
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH || !id.isWellFormed()) {
-    throw new InvalidArgumentError(`[flow:worker] id must be a string of 1 to ${MAX_ID_LENGTH} characters`);
+    throw new InvalidArgumentError(`${W}id must be a string of 1 to ${MAX_ID_LENGTH} characters`);
   }
-  assertInteger(concurrency, '[flow:worker] concurrency', 1, MAX_CONCURRENCY);
-  assertInteger(pollMs, '[flow:worker] pollMs', MIN_POLL_MS, MAX_POLL_MS);
-  assertInteger(maxRecoveries, '[flow:worker] maxRecoveries', 1, MAX_RECOVERIES);
+  assertInteger(concurrency, `${W}concurrency`, 1, MAX_CONCURRENCY);
+  assertInteger(pollMs, `${W}pollMs`, MIN_POLL_MS, MAX_POLL_MS);
+  assertInteger(maxRecoveries, `${W}maxRecoveries`, 1, MAX_RECOVERIES);
   if (typeof log !== 'function') {
-    throw new InvalidArgumentError('[flow:worker] log must be a function taking one line of text');
+    throw new InvalidArgumentError(`${W}log must be a function taking one line of text`);
   }
   return { id, concurrency, pollMs, maxRecoveries, log };
 }

@@ -1,7 +1,7 @@
 import { type Checkpointer, compareThreadIds, InvalidArgumentError, ownerIsGone } from '@flow/core';
 import type { CompiledGraph } from './compiled-graph.js';
 import { NoCheckpointer } from './errors.js';
-import { type WorkerOptions, type WorkerSettings, workerSettings } from './worker-options.js';
+import { W, type WorkerOptions, type WorkerSettings, workerSettings } from './worker-options.js';
 import { TAKE_FOR_WORKER } from './worker-take.js';
 
 /** What `createWorker` returns. */
@@ -37,6 +37,16 @@ function describe(error: unknown): string {
   return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
+/** A copy of `items` in a random order (Fisher–Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
 /** One start…stop of a worker. */
 interface Session {
   stopping: boolean;
@@ -49,9 +59,7 @@ interface Session {
  */
 export function createWorker(app: CompiledGraph<any>, options?: WorkerOptions): Worker {
   if (typeof (app as { [TAKE_FOR_WORKER]?: unknown } | null)?.[TAKE_FOR_WORKER] !== 'function') {
-    throw new InvalidArgumentError(
-      '[flow:worker] createWorker needs a compiled graph (StateGraph#compile())',
-    );
+    throw new InvalidArgumentError(`${W}createWorker needs a compiled graph (StateGraph#compile())`);
   }
   const settings = workerSettings(options);
   const checkpointer = app.checkpointer;
@@ -110,8 +118,9 @@ class GraphWorker implements Worker {
   }
 
   /**
-   * Takes runnable threads into the free slots. It pages from a random point in thread order and wraps
-   * around, so workers that look at the same moment mostly try different threads first.
+   * Takes runnable threads into the free slots. It pages from a random point in thread order, wraps around,
+   * and tries each page in a random order, so workers that look at the same moment mostly try different
+   * threads first (whatever the thread ids look like).
    */
   async #fill(session: Session): Promise<void> {
     let free = this.settings.concurrency - this.#inFlight.size;
@@ -121,8 +130,11 @@ class GraphWorker implements Worker {
       let after = wrapped ? undefined : start;
       for (;;) {
         const page = await this.checkpointer.listThreads({ status: 'running', after, limit: PAGE });
-        for (const { thread } of page) {
-          if (wrapped && compareThreadIds(thread, start) > 0) return;
+        const last = page[page.length - 1]?.thread;
+        // The second pass ends where the first began.
+        const past = wrapped && last !== undefined && compareThreadIds(last, start) > 0;
+        for (const { thread } of shuffled(page)) {
+          if (past && compareThreadIds(thread, start) > 0) continue;
           if (session.stopping) return;
           if (this.#inFlight.has(thread)) continue;
           const lease = await this.checkpointer.getLease(thread);
@@ -135,8 +147,8 @@ class GraphWorker implements Worker {
           free -= 1;
           if (free === 0) return;
         }
-        if (page.length < PAGE) break;
-        after = (page[page.length - 1] as { thread: string }).thread;
+        if (past || page.length < PAGE || last === undefined) break;
+        after = last;
       }
     }
   }
@@ -188,7 +200,7 @@ class GraphWorker implements Worker {
 
   #say(line: string): void {
     try {
-      this.settings.log(`[flow:worker] ${this.settings.id}: ${line}`);
+      this.settings.log(`${W}${this.settings.id}: ${line}`);
     } catch {
       // A logger that throws must not stop the worker.
     }

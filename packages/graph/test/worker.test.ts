@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as engine from '../src/index.js';
 import { createWorker, START, StateGraph } from '../src/index.js';
 import { counter } from './fixtures/worker-graphs.mjs';
-import { allBackends, tempDir } from './support/backends.js';
+import { allBackends, backends, tempDir } from './support/backends.js';
 import { sleep, until } from './support/until.js';
 
 const dir = tempDir();
@@ -144,5 +144,21 @@ describe.each(allBackends())('workers on $name', (backend) => {
     await until(async () => (await checkpointer.listThreads({ status: 'done' })).length === 2, 'both runs');
     await worker.stop();
     expect(await g.app.getState('draining')).toMatchObject({ done: true, state: { n: 3 } });
+  });
+});
+
+describe.each(backends)('a worker with more runs than one listing page on $name', (backend) => {
+  it('pages through every running thread, wrapping around from its random start', {
+    timeout: 60_000,
+  }, async () => {
+    const checkpointer = await backend.create();
+    const app = counter(engine, checkpointer, { steps: 1 });
+    // Ids that sort both before and after any random hex start point, more than a page (100) of them.
+    const threads = Array.from({ length: 130 }, (_, i) => `${i % 2 === 0 ? '0' : 'z'}-${i}`);
+    for (const thread of threads) await app.enqueue({ n: 0 }, { thread });
+    const worker = createWorker(app, { concurrency: 8, pollMs: 20, log: () => {} });
+    worker.start();
+    await until(async () => (await checkpointer.listThreads({ status: 'done' })).length === 130, 'every run');
+    await worker.stop();
   });
 });
