@@ -166,7 +166,9 @@ export async function* runLoop<S extends State>(
 
   while (frontier.length > 0) {
     if (signal?.aborted) throw new RunCancelled(thread, step, signal.reason);
-    if (from.stopping?.()) throw new RunCancelled(thread, step, 'the worker is stopping');
+    // A stopping worker lets each take commit one super-step first, so a stop never counts as a recovery
+    // that made no progress (docs/workers.md, poison runs).
+    if (ran > 0 && from.stopping?.()) throw new RunCancelled(thread, step, 'the worker is stopping');
     if (lease?.lost)
       throw new AlreadyResumed(thread, step, 'this call lost its lease on the thread to another worker');
     const stopAt = checkBefore ? frontier.find((n) => interruptBefore.has(n)) : undefined;

@@ -10,7 +10,7 @@ export const TAKE_FOR_WORKER: unique symbol = Symbol('flow.takeForWorker');
 export interface WorkerTake {
   /** Takes allowed in a row without a committed super-step; the next one marks the run failed. */
   readonly maxRecoveries: number;
-  /** True once the worker is stopping: the run stops before its next super-step. */
+  /** True once the worker is stopping: the run stops before its next super-step (after its first). */
   readonly stopping: () => boolean;
 }
 

@@ -12,6 +12,8 @@ export interface Child {
   /** Resolves with the exit code and signal. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly stderr: () => string;
+  /** Every stdout line so far. */
+  readonly lines: () => readonly string[];
 }
 
 export function runFixture(script: string, args: string[]): Child {
@@ -44,6 +46,7 @@ export function runFixture(script: string, args: string[]): Child {
     process: child,
     exited,
     stderr: () => stderr,
+    lines: () => lines,
     line(pattern) {
       const seen = lines.find((l) => pattern.test(l));
       if (seen !== undefined) return Promise.resolve(seen);
