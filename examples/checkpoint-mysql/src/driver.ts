@@ -11,7 +11,8 @@ export interface MysqlWriteResult {
 /** Something that runs prepared statements: a pool, or one connection taken from it. */
 export interface MysqlQueryable {
   /** A server-side prepared statement: values travel apart from the SQL text, never spliced into it. */
-  execute(sql: string, values?: unknown[]): Promise<[unknown, unknown]>;
+  // mysql2 types the values as its own ExecuteValues: `any` lets a mysql2 pool fit this interface.
+  execute(sql: string, values?: any[]): Promise<[unknown, unknown]>;
   /** A statement without parameters (DDL, transaction control). */
   query(sql: string): Promise<[unknown, unknown]>;
 }

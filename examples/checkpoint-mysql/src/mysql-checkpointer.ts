@@ -6,6 +6,7 @@ import {
   compareWrites,
   flowPrefix,
   InvalidArgumentError,
+  inTransaction,
   type Lease,
   type LeaseRecord,
   type LeaseResult,
@@ -14,10 +15,12 @@ import {
   MAX_STEP,
   type NormalizedPruneBounds,
   SerializationError,
+  statusOf,
   type ThreadInfo,
+  type TransactionDialect,
   type WriteRecord,
 } from '@flow/core';
-import type { MysqlPool, MysqlQueryable, MysqlWriteResult } from './driver.js';
+import type { MysqlConnection, MysqlPool, MysqlQueryable, MysqlWriteResult } from './driver.js';
 import { createPool, isPool } from './pool.js';
 import {
   type CheckpointRow,
@@ -27,10 +30,10 @@ import {
   toRecord,
   toThreadInfo,
 } from './rows.js';
-import { createTables, type Tables, tablesFor } from './schema.js';
+import { migrate, type Tables, tablesFor } from './schema.js';
 import { buildStatements, type Statements, WRITES_PER_INSERT } from './statements.js';
 import { assertTablePrefix } from './table-prefix.js';
-import { inTransaction } from './transaction.js';
+import { mysqlTransactions } from './transaction.js';
 import { writeHash } from './write-hash.js';
 
 /** Options of `MysqlCheckpointer`. */
@@ -68,6 +71,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
   readonly #ownsPool: boolean;
   readonly #tables: Tables;
   readonly #sql: Statements;
+  readonly #transactions: TransactionDialect<MysqlConnection>;
 
   /**
    * @param urlOrPool A `mysql://user:password@host:3306/database` URL (the checkpointer creates a pool and
@@ -91,6 +95,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     }
     this.#tables = tablesFor(prefix);
     this.#sql = buildStatements(this.#tables);
+    this.#transactions = mysqlTransactions(this.#pool);
   }
 
   protected override locate(thread: string, step: number): string {
@@ -98,7 +103,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
   }
 
   protected initialize(): Promise<void> {
-    return createTables(this.#pool, this.#tables);
+    return migrate(this.#pool, this.#tables, this.tablePrefix);
   }
 
   protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
@@ -134,8 +139,8 @@ export class MysqlCheckpointer extends BaseCheckpointer {
       record.error,
       record.meta,
     ];
-    const done = record.next.length === 0 && !record.interrupted;
-    return inTransaction(this.#pool, async (db) => {
+    const done = statusOf(record) === 'done';
+    return inTransaction(this.#transactions, async (db) => {
       let revision: number;
       if (ifRevision === 0) {
         await db.execute(this.#sql.insert, [thread, step, ...fields]).catch(async (error: unknown) => {
@@ -161,7 +166,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
   protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
     assertWritesStorable(thread, step, writes);
     if (writes.length === 0) return;
-    await inTransaction(this.#pool, (db) => this.#insertWrites(db, thread, step, writes));
+    await inTransaction(this.#transactions, (db) => this.#insertWrites(db, thread, step, writes));
   }
 
   protected override async readWrites(thread: string, step: number): Promise<WriteRecord[]> {
@@ -196,7 +201,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     lease: LeaseRecord,
     replace: string | undefined,
   ): Promise<LeaseResult> {
-    return inTransaction(this.#pool, async (db) => {
+    return inTransaction(this.#transactions, async (db) => {
       await db.execute(this.#sql.acquireLease, [
         thread,
         lease.owner,
@@ -215,7 +220,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
   }
 
   protected override extendLease(thread: string, owner: string, ttlMs: number): Promise<boolean> {
-    return inTransaction(this.#pool, async (db) => {
+    return inTransaction(this.#transactions, async (db) => {
       const [rows] = await db.execute(this.#sql.liveLeaseOf, [thread, owner]);
       if ((rows as unknown[]).length === 0) return false;
       await db.execute(this.#sql.renewLease, [ttlMs * 1000, thread]);
@@ -262,7 +267,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
   }
 
   protected removeThread(thread: string): Promise<number> {
-    return inTransaction(this.#pool, async (db) => {
+    return inTransaction(this.#transactions, async (db) => {
       const [result] = await db.execute(this.#sql.deleteCheckpoints, [thread]);
       await db.execute(this.#sql.deleteSummary, [thread]);
       await db.execute(this.#sql.deleteWrites, [thread]);
@@ -277,7 +282,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     if (bounds.olderThan !== undefined) values.push(Date.parse(bounds.olderThan));
     values.push(thread);
     // The steps' writes first, while their checkpoints still say which steps go.
-    return inTransaction(this.#pool, async (db) => {
+    return inTransaction(this.#transactions, async (db) => {
       await db.execute(this.#sql.pruneWrites(olderThan), [thread, ...values]);
       const [result] = await db.execute(this.#sql.prune(olderThan), values);
       return (result as MysqlWriteResult).affectedRows;

@@ -1,11 +1,16 @@
-import type { MysqlQueryable } from './driver.js';
+import { type MigrationDialect, migrate as runMigrations, VERSION_TABLE } from '@flow/core';
+import type { MysqlConnection, MysqlPool, MysqlQueryable } from './driver.js';
 
-/** The tables of one store, quoted: `<prefix>checkpoints`, `<prefix>threads`, `<prefix>writes`, `<prefix>leases`. */
+/**
+ * The tables of one store, quoted: `<prefix>checkpoints`, `<prefix>threads`, `<prefix>writes`,
+ * `<prefix>leases`, and core's version table `<prefix>migrations`.
+ */
 export interface Tables {
   checkpoints: string;
   threads: string;
   writes: string;
   leases: string;
+  migrations: string;
   /** The same names unquoted, as information_schema spells them. */
   names: { checkpoints: string; threads: string };
 }
@@ -18,6 +23,7 @@ export function tablesFor(prefix: string): Tables {
     threads: quoted('threads'),
     writes: quoted('writes'),
     leases: quoted('leases'),
+    migrations: quoted(VERSION_TABLE),
     names: { checkpoints: `${prefix}checkpoints`, threads: `${prefix}threads` },
   };
 }
@@ -72,62 +78,153 @@ async function addMissingColumns(
   }
 }
 
+/** Serialized values: any text the serializer emits (JSON by default, but a custom one need not be). */
+const TEXT = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL';
+/** JSON text from core (a run error, meta); NULL in rows written before these columns existed. */
+const JSON_TEXT = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL';
+
+async function idColumn(db: MysqlQueryable): Promise<string> {
+  return `VARCHAR(512) CHARACTER SET utf8mb4 COLLATE ${await threadCollation(db)} NOT NULL`;
+}
+
 /**
- * Creates the tables when missing, then adds what a store of an earlier release lacks (`error` and `meta`:
- * its rows read as not failed, meta `{}`). `CREATE TABLE IF NOT EXISTS` is idempotent and safe when several
- * processes run it at once (the server serialises DDL on a table name), so setup needs no lock.
+ * The schema changes, in order. MySQL commits DDL at once (no transaction holds it), so each one is written to
+ * be run again safely: `CREATE TABLE IF NOT EXISTS`, and only the columns a table lacks. Stores of the releases
+ * before the version table ran them without recording them; they run again on such a store and change only
+ * what it lacks.
  */
-export async function createTables(db: MysqlQueryable, t: Tables): Promise<void> {
-  const collation = await threadCollation(db);
-  const id = `VARCHAR(512) CHARACTER SET utf8mb4 COLLATE ${collation} NOT NULL`;
-  // Serialized values: any text the serializer emits (JSON by default, but a custom one need not be).
-  const text = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL';
-  // JSON text from core (a run error, meta); NULL in rows written before these columns existed.
-  const json = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL';
-  await db.query(`
-    CREATE TABLE IF NOT EXISTS ${t.checkpoints} (
-      thread            ${id},
-      step              INT UNSIGNED NOT NULL,
-      revision          BIGINT UNSIGNED NOT NULL,
-      ts_ms             BIGINT NOT NULL,
-      next              ${text},
-      interrupted       BOOLEAN NOT NULL,
-      interrupt_node    TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
-      interrupt_payload ${text},
-      state             ${text},
-      PRIMARY KEY (thread, step)
-    ) ENGINE = InnoDB`);
-  await db.query(`
-    CREATE TABLE IF NOT EXISTS ${t.threads} (
-      thread      ${id},
-      latest_step INT UNSIGNED NOT NULL,
-      interrupted BOOLEAN NOT NULL,
-      done        BOOLEAN NOT NULL,
-      ts_ms       BIGINT NOT NULL,
-      PRIMARY KEY (thread),
-      KEY interrupted_threads (interrupted, thread)
-    ) ENGINE = InnoDB`);
-  await addMissingColumns(db, t.checkpoints, t.names.checkpoints, { error: json, meta: json });
-  await addMissingColumns(db, t.threads, t.names.threads, { error: json });
-  // node and key may be 512 characters each: with the thread, more than InnoDB's 3072-byte key. The key
-  // holds their SHA-256 instead (of node, U+0000, key: neither may contain U+0000), the columns the text.
-  await db.query(`
-    CREATE TABLE IF NOT EXISTS ${t.writes} (
-      thread     ${id},
-      step       INT UNSIGNED NOT NULL,
-      write_hash BINARY(32) NOT NULL,
-      node       ${id},
-      \`key\`      ${id},
-      value      ${text},
-      PRIMARY KEY (thread, step, write_hash)
-    ) ENGINE = InnoDB`);
-  await db.query(`
-    CREATE TABLE IF NOT EXISTS ${t.leases} (
-      thread     ${id},
-      owner      ${id},
-      host       TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-      pid        INT NOT NULL,
-      expires_at DATETIME(3) NOT NULL,
-      PRIMARY KEY (thread)
-    ) ENGINE = InnoDB`);
+function migrations(t: Tables): MigrationDialect<MysqlConnection>['migrations'] {
+  return [
+    {
+      version: 1,
+      name: 'checkpoints and thread summaries',
+      async apply(db) {
+        const id = await idColumn(db);
+        await db.query(`
+          CREATE TABLE IF NOT EXISTS ${t.checkpoints} (
+            thread            ${id},
+            step              INT UNSIGNED NOT NULL,
+            revision          BIGINT UNSIGNED NOT NULL,
+            ts_ms             BIGINT NOT NULL,
+            next              ${TEXT},
+            interrupted       BOOLEAN NOT NULL,
+            interrupt_node    TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+            interrupt_payload ${TEXT},
+            state             ${TEXT},
+            PRIMARY KEY (thread, step)
+          ) ENGINE = InnoDB`);
+        await db.query(`
+          CREATE TABLE IF NOT EXISTS ${t.threads} (
+            thread      ${id},
+            latest_step INT UNSIGNED NOT NULL,
+            interrupted BOOLEAN NOT NULL,
+            done        BOOLEAN NOT NULL,
+            ts_ms       BIGINT NOT NULL,
+            PRIMARY KEY (thread),
+            KEY interrupted_threads (interrupted, thread)
+          ) ENGINE = InnoDB`);
+      },
+    },
+    {
+      version: 2,
+      name: 'failed runs, meta, per-step writes and leases',
+      async apply(db) {
+        const id = await idColumn(db);
+        await addMissingColumns(db, t.checkpoints, t.names.checkpoints, {
+          error: JSON_TEXT,
+          meta: JSON_TEXT,
+        });
+        await addMissingColumns(db, t.threads, t.names.threads, { error: JSON_TEXT });
+        // node and key may be 512 characters each: with the thread, more than InnoDB's 3072-byte key. The key
+        // holds their SHA-256 instead (of node, U+0000, key: neither may contain U+0000), the columns the text.
+        await db.query(`
+          CREATE TABLE IF NOT EXISTS ${t.writes} (
+            thread     ${id},
+            step       INT UNSIGNED NOT NULL,
+            write_hash BINARY(32) NOT NULL,
+            node       ${id},
+            \`key\`      ${id},
+            value      ${TEXT},
+            PRIMARY KEY (thread, step, write_hash)
+          ) ENGINE = InnoDB`);
+        await db.query(`
+          CREATE TABLE IF NOT EXISTS ${t.leases} (
+            thread     ${id},
+            owner      ${id},
+            host       TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+            pid        INT NOT NULL,
+            expires_at DATETIME(3) NOT NULL,
+            PRIMARY KEY (thread)
+          ) ENGINE = InnoDB`);
+      },
+    },
+  ];
+}
+
+/** MySQL's "Table doesn't exist". */
+const ER_NO_SUCH_TABLE = 1146;
+/** How long setup waits for another process's migration before it fails. */
+const LOCK_WAIT_SECONDS = 60;
+/**
+ * The server-wide name of a store's migration lock: its database and table prefix, hashed to stay within
+ * MySQL's 64-character limit on lock names.
+ */
+const LOCK_NAME = "CONCAT('flow:', SHA1(CONCAT(DATABASE(), '.', ?)))";
+
+function mysqlDialect(pool: MysqlPool, t: Tables, prefix: string): MigrationDialect<MysqlConnection> {
+  return {
+    backend: 'mysql',
+    store: `tables ${prefix}*`,
+    packageName: 'flow-checkpoint-mysql',
+    migrations: migrations(t),
+    connect: () => pool.getConnection(),
+    // After a failure the connection may still hold the lock: closing it releases the lock on the server.
+    release: (db, failure) => (failure === undefined ? db.release() : db.destroy()),
+    async currentVersion(db) {
+      try {
+        const [rows] = await db.query(`SELECT max(version) AS version FROM ${t.migrations}`);
+        return Number((rows as { version: number | null }[])[0]?.version ?? 0);
+      } catch (error) {
+        if ((error as { errno?: unknown }).errno === ER_NO_SUCH_TABLE) return 0;
+        throw error;
+      }
+    },
+    // A named lock (GET_LOCK) serialises setup across processes; it is held by this connection until released.
+    async locked(db, work) {
+      const [rows] = await db.execute(`SELECT GET_LOCK(${LOCK_NAME}, ?) AS got`, [prefix, LOCK_WAIT_SECONDS]);
+      if ((rows as { got: number | null }[])[0]?.got !== 1) {
+        throw new Error(`another setup held the migration lock of ${prefix}* for ${LOCK_WAIT_SECONDS} s`);
+      }
+      try {
+        await work(db);
+      } finally {
+        await db.execute(`SELECT RELEASE_LOCK(${LOCK_NAME})`, [prefix]);
+      }
+    },
+    prepareVersionTable: (db) =>
+      db.query(`
+        CREATE TABLE IF NOT EXISTS ${t.migrations} (
+          version    INT UNSIGNED NOT NULL PRIMARY KEY,
+          name       VARCHAR(255) CHARACTER SET utf8mb4 NOT NULL,
+          applied_at DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3)
+        ) ENGINE = InnoDB`),
+    async appliedVersions(db) {
+      const [rows] = await db.query(`SELECT version FROM ${t.migrations}`);
+      return (rows as { version: number }[]).map((r) => Number(r.version));
+    },
+    recordVersion: (db, migration) =>
+      db.execute(`INSERT INTO ${t.migrations} (version, name) VALUES (?, ?)`, [
+        migration.version,
+        migration.name,
+      ]),
+  };
+}
+
+/**
+ * Creates the tables, or brings a store of an earlier release up to date, with core's migration runner: the
+ * versions recorded in `<prefix>migrations`, applied under a named server lock. A store already at the latest
+ * version costs one query and takes no lock.
+ */
+export async function migrate(pool: MysqlPool, t: Tables, prefix: string): Promise<void> {
+  await runMigrations(mysqlDialect(pool, t, prefix));
 }

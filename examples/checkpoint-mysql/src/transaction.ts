@@ -1,3 +1,4 @@
+import type { TransactionDialect } from '@flow/core';
 import type { MysqlConnection, MysqlPool } from './driver.js';
 
 /** InnoDB rolled the whole transaction back to break a deadlock: running it again is safe. */
@@ -10,31 +11,19 @@ function errno(error: unknown): unknown {
 }
 
 /**
- * Runs `work` in a transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when it throws.
- * InnoDB may pick the transaction as a deadlock victim when writers of one thread race (it then rolls it back
- * entirely); that attempt is run again from the start, as the MySQL manual advises, so its checks run again too.
+ * MySQL's words for core's `inTransaction`, on connections of `pool`. InnoDB may pick the transaction as a
+ * deadlock victim when writers of one thread race (it then rolls it back entirely); that attempt is run again
+ * from the start, as the MySQL manual advises, so its checks run again too.
  */
-export async function inTransaction<T>(
-  pool: MysqlPool,
-  work: (db: MysqlConnection) => Promise<T>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const db = await pool.getConnection();
-    let broken = false;
-    try {
-      await db.query('START TRANSACTION');
-      const result = await work(db);
-      await db.query('COMMIT');
-      return result;
-    } catch (error) {
-      await db.query('ROLLBACK').catch(() => {
-        // The connection is gone or confused: never hand it to the next caller.
-        broken = true;
-      });
-      if (errno(error) !== ER_LOCK_DEADLOCK || attempt === ATTEMPTS) throw error;
-    } finally {
-      if (broken) db.destroy();
-      else db.release();
-    }
-  }
+export function mysqlTransactions(pool: MysqlPool): TransactionDialect<MysqlConnection> {
+  return {
+    connect: () => pool.getConnection(),
+    begin: (db) => db.query('START TRANSACTION'),
+    commit: (db) => db.query('COMMIT'),
+    rollback: (db) => db.query('ROLLBACK'),
+    // A connection whose ROLLBACK failed is gone or confused: never hand it to the next caller.
+    release: (db, failure) => (failure?.broken ? db.destroy() : db.release()),
+    retryable: (error) => errno(error) === ER_LOCK_DEADLOCK,
+    attempts: ATTEMPTS,
+  };
 }

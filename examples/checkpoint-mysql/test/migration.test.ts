@@ -33,6 +33,17 @@ async function firstReleaseStore(prefix: string): Promise<void> {
 
 const ts = new Date(0).toISOString();
 
+/** The rows of the store's version table: [version, name]. */
+async function versionsOf(prefix: string): Promise<[number, string][]> {
+  const conn = await createConnection({ uri: url });
+  try {
+    const [rows] = await conn.query(`SELECT version, name FROM \`${prefix}migrations\` ORDER BY version`);
+    return (rows as { version: number; name: string }[]).map((r) => [r.version, r.name]);
+  } finally {
+    await conn.end();
+  }
+}
+
 describe('a store of the first release (no error, meta, writes or leases)', () => {
   it('gains them at setup, by any number of instances at once; its rows read as not failed, meta {}', async () => {
     const prefix = freshPrefix();
@@ -54,6 +65,11 @@ describe('a store of the first release (no error, meta, writes or leases)', () =
     await cp.putWrites('run', 1, [{ node: 'a', key: 'k', value: 1 }]);
     expect(await cp.getWrites('run', 1)).toEqual([{ node: 'a', key: 'k', value: 1 }]);
     expect(await cp.acquireLease('run', { owner: 'w', ttlMs: 10_000 })).toMatchObject({ owner: 'w' });
+    // Recorded once each in core's version table, though four instances ran setup at once.
+    expect(await versionsOf(prefix)).toEqual([
+      [1, 'checkpoints and thread summaries'],
+      [2, 'failed runs, meta, per-step writes and leases'],
+    ]);
   });
 
   it('a store already migrated is left as it is', async () => {
@@ -62,5 +78,23 @@ describe('a store of the first release (no error, meta, writes or leases)', () =
     const again = new MysqlCheckpointer(url, { tablePrefix: prefix });
     await again.setup();
     await again.close();
+    expect((await versionsOf(prefix)).map(([version]) => version)).toEqual([1, 2]);
+  });
+
+  it('a store a newer release migrated is refused with StorageError, and nothing is changed', async () => {
+    const prefix = freshPrefix();
+    const first = freshStore({ tablePrefix: prefix });
+    await first.put(new Checkpoint({ thread: 't', step: 0, state: { n: 1 } }));
+    const conn = await createConnection({ uri: url });
+    await conn.query(`INSERT INTO \`${prefix}migrations\` (version, name) VALUES (3, 'future')`);
+    await conn.end();
+    const later = new MysqlCheckpointer(url, { tablePrefix: prefix });
+    await expect(later.setup()).rejects.toMatchObject({
+      code: 'STORAGE',
+      message: expect.stringMatching(/^\[flow:mysql\] tables .* is at version 3, newer than this package/),
+    });
+    await later.close();
+    expect((await first.get('t'))?.state).toEqual({ n: 1 });
+    expect((await versionsOf(prefix)).map(([version]) => version)).toEqual([1, 2, 3]);
   });
 });

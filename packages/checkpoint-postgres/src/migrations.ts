@@ -1,5 +1,6 @@
 /**
- * The versioned schema changes, applied in order by `setup()` and recorded in `schema_migrations`.
+ * The versioned schema changes, applied in order by `setup()` (core's `migrate`) and recorded in the schema's
+ * `migrations` table (named `schema_migrations` by stores of the first releases, renamed at their next migration).
  * Append only: a released migration is never edited, a change is a new version.
  * `s` is the quoted schema name.
  */

@@ -5,6 +5,7 @@ import {
   type CheckpointRecord,
   flowPrefix,
   InvalidArgumentError,
+  inTransaction,
   isFlowError,
   type Lease,
   type LeaseRecord,
@@ -17,9 +18,10 @@ import {
   StorageError,
   statusOf,
   type ThreadInfo,
+  type TransactionDialect,
   type WriteRecord,
 } from '@flow/core';
-import type { PgPool } from './driver.js';
+import type { PgPool, PgPoolClient } from './driver.js';
 import { migrate, storeExists } from './migrate.js';
 import { createPool, isPool } from './pool.js';
 import { quoteIdent } from './quote.js';
@@ -35,6 +37,7 @@ import {
 import { assertSchemaName } from './schema-name.js';
 import { bind, buildStatements, type Statement, type Statements } from './statements.js';
 import { toPgTimestamp } from './timestamp.js';
+import { pgTransactions } from './transaction.js';
 import { parseConnectionUrl } from './url.js';
 
 /** Options of `PostgresCheckpointer`. */
@@ -92,6 +95,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   readonly schema: string;
   readonly #pool: PgPool;
   readonly #ownsPool: boolean;
+  readonly #transactions: TransactionDialect<PgPoolClient>;
   readonly #sql: Statements;
   readonly #create: boolean;
   readonly #prepared: boolean;
@@ -140,6 +144,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       );
     }
     this.#sql = buildStatements(schema);
+    this.#transactions = pgTransactions(this.#pool);
   }
 
   #bind(statement: Statement, values: unknown[]) {
@@ -304,23 +309,13 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   }
 
   protected async removeThread(thread: string): Promise<number> {
-    const client = await this.#pool.connect();
-    let failure: Error | undefined;
-    try {
-      await client.query({ text: 'BEGIN' });
+    return inTransaction(this.#transactions, async (client) => {
       // Wait for in-flight puts of this thread (they hold its lock), and keep new ones out until COMMIT;
       // the DELETE then runs on a fresh snapshot that sees every committed step.
       await client.query(this.#bind(this.#sql.lockThread, [thread]));
       const { rows } = await client.query<{ removed: number }>(this.#bind(this.#sql.deleteThread, [thread]));
-      await client.query({ text: 'COMMIT' });
       return rows[0]?.removed ?? 0;
-    } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
-      await client.query({ text: 'ROLLBACK' }).catch(() => {});
-      throw error;
-    } finally {
-      client.release(failure);
-    }
+    });
   }
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
-import { MIGRATIONS } from '../src/migrations.js';
 import { quoteIdent } from '../src/quote.js';
+import { earlierReleaseStore } from './support/earlier-release.js';
 import { freshSchemas, newPool, url } from './support/stores.js';
 
 const freshSchema = freshSchemas();
@@ -12,11 +12,7 @@ describe('migration 2 on a store of version 1', () => {
     const s = quoteIdent(schema);
     const admin = newPool(1);
     // A store exactly as version 1 left it.
-    await admin.query(`CREATE SCHEMA ${s}`);
-    await admin.query(`CREATE TABLE ${s}.schema_migrations (
-      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    await admin.query(MIGRATIONS[0]!.sql(s));
-    await admin.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES (1, 'v1')`);
+    await earlierReleaseStore(admin, s, 1);
     const ts = '2026-01-01T00:00:00.000Z';
     for (const [thread, next, interrupted] of [
       ['run', ['a'], false],

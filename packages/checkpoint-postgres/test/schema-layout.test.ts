@@ -83,7 +83,7 @@ describe('the schema', () => {
   });
 
   it('records the applied migrations', async () => {
-    const { rows } = await admin.query(`SELECT version, name FROM "${schema}".schema_migrations`);
+    const { rows } = await admin.query(`SELECT version, name FROM "${schema}".migrations`);
     expect(rows).toEqual([
       { version: 1, name: 'checkpoints and thread summaries' },
       { version: 2, name: 'failed runs, meta, per-step writes and leases' },

@@ -11,7 +11,7 @@ const fresh = freshSchemas();
 async function migrationsOf(schema: string): Promise<number[]> {
   const pool = newPool(1);
   try {
-    const { rows } = await pool.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+    const { rows } = await pool.query(`SELECT version FROM "${schema}".migrations ORDER BY version`);
     return rows.map((r) => r.version);
   } finally {
     await pool.end();
@@ -73,7 +73,7 @@ describe('setup() on a fresh schema', () => {
     const again = new PostgresCheckpointer(pool, { schema });
     await again.setup();
     expect(pool.sent.map((q) => q.text)).toEqual([
-      `SELECT max(version) AS version FROM "${schema}".schema_migrations`,
+      `SELECT max(version) AS version FROM "${schema}".migrations`,
     ]);
     await again.close();
     await inner.end();
@@ -93,7 +93,7 @@ describe('setup() on a fresh schema', () => {
     const cp = new PostgresCheckpointer(url, { schema });
     await cp.setup();
     const pool = newPool(1);
-    await pool.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, 'future')`, [
+    await pool.query(`INSERT INTO "${schema}".migrations (version, name) VALUES ($1, 'future')`, [
       LATEST_VERSION + 1,
     ]);
     const later = new PostgresCheckpointer(url, { schema });

@@ -1,12 +1,21 @@
-import { flowPrefix, StorageError } from '@flow/core';
+import {
+  type Awaitable,
+  type Migration,
+  type MigrationDialect,
+  migrate as runMigrations,
+  type TransactionStatements,
+  transactionOn,
+  VERSION_TABLE,
+} from '@flow/core';
 import type { SqliteDatabase } from './driver.js';
 
 /**
  * Every schema change, in order; a migration's version is its index + 1. Append, never edit: a database
- * records the versions it has applied in `flow_migrations`. The version lives in a table rather than in
- * `PRAGMA user_version` so an application sharing the file keeps `user_version` for its own migrations.
+ * records the versions it has applied in `flow_migrations` (core's version table, under this package's `flow_`
+ * prefix). The version lives in a table rather than in `PRAGMA user_version` so an application sharing the
+ * file keeps `user_version` for its own migrations.
  */
-const MIGRATIONS: readonly string[] = [
+const STATEMENTS: readonly string[] = [
   // 1. Checkpoints (state last, so reading the small columns never touches its overflow pages), and the
   // thread summary `listThreads` reads, kept in the same transaction as every write.
   // Thread ids are TEXT under BINARY collation: UTF-8 bytes compared with memcmp, i.e. code-point order.
@@ -55,45 +64,79 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;`,
 ];
 
+/** The names recorded with the versions (the same changes as the Postgres package's, by the same names). */
+const NAMES = ['checkpoints and thread summaries', 'failed runs, meta, per-step writes and leases'];
+
+const MIGRATIONS: readonly Migration<SqliteDatabase>[] = STATEMENTS.map((sql, i) => ({
+  version: i + 1,
+  name: NAMES[i]!,
+  apply: (db) => db.exec(sql),
+}));
+
 /** The schema version this package writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-function storedVersion(db: SqliteDatabase): number {
-  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flow_migrations'");
-  if (table.get() === undefined) return 0;
-  const row = db.prepare('SELECT coalesce(max(version), 0) AS version FROM flow_migrations').get() as {
-    version: number;
-  };
-  return row.version;
+const VERSIONS = `flow_${VERSION_TABLE}`;
+
+/** SQLite's words for core's transaction lifecycle: `BEGIN IMMEDIATE` takes the database's one write lock. */
+const IMMEDIATE: TransactionStatements<SqliteDatabase> = {
+  begin: (db) => db.exec('BEGIN IMMEDIATE'),
+  commit: (db) => db.exec('COMMIT'),
+  rollback: (db) => db.exec('ROLLBACK'),
+};
+
+function tableExists(db: SqliteDatabase, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
-function assertNotNewer(version: number, db: SqliteDatabase): void {
-  if (version > SCHEMA_VERSION) {
-    throw new StorageError(
-      `${flowPrefix('sqlite')}${db.name} has schema version ${version}, newer than this package's ${SCHEMA_VERSION}: upgrade @flow/checkpoint-sqlite`,
-    );
-  }
+function sqliteDialect(db: SqliteDatabase): MigrationDialect<SqliteDatabase> {
+  return {
+    backend: 'sqlite',
+    store: db.name,
+    packageName: '@flow/checkpoint-sqlite',
+    migrations: MIGRATIONS,
+    connect: () => db,
+    release: () => {},
+    currentVersion: () =>
+      tableExists(db, VERSIONS)
+        ? (
+            db.prepare(`SELECT coalesce(max(version), 0) AS version FROM ${VERSIONS}`).get() as {
+              version: number;
+            }
+          ).version
+        : 0,
+    locked: (conn, work) => transactionOn(IMMEDIATE, conn, work),
+    prepareVersionTable() {
+      if (!tableExists(db, VERSIONS)) {
+        db.exec(`CREATE TABLE ${VERSIONS} (
+          version INTEGER PRIMARY KEY,
+          name TEXT NOT NULL,
+          applied_at TEXT NOT NULL
+        )`);
+        return;
+      }
+      // The first releases recorded no names: their rows keep an empty one.
+      const columns = db.prepare(`SELECT name FROM pragma_table_info('${VERSIONS}')`).all() as {
+        name: string;
+      }[];
+      if (!columns.some((c) => c.name === 'name')) {
+        db.exec(`ALTER TABLE ${VERSIONS} ADD COLUMN name TEXT NOT NULL DEFAULT ''`);
+      }
+    },
+    appliedVersions: () =>
+      (db.prepare(`SELECT version FROM ${VERSIONS}`).all() as { version: number }[]).map((r) => r.version),
+    recordVersion: (conn, migration) =>
+      conn
+        .prepare(`INSERT INTO ${VERSIONS} (version, name, applied_at) VALUES (?, ?, ?)`)
+        .run(migration.version, migration.name, new Date().toISOString()),
+  };
 }
 
 /**
- * Brings the schema up to date. Idempotent, and safe when several processes run it at once: the check is
- * repeated under `BEGIN IMMEDIATE` (SQLite's single write lock), so exactly one process applies each migration.
+ * Brings the schema up to date (core's `migrate`). Idempotent, and safe when several processes run it at once:
+ * the check is repeated under `BEGIN IMMEDIATE` (SQLite's single write lock), so exactly one process applies
+ * each migration. Synchronous, as better-sqlite3 is.
  */
-export function migrate(db: SqliteDatabase): void {
-  const seen = storedVersion(db);
-  assertNotNewer(seen, db);
-  if (seen === SCHEMA_VERSION) return; // the common case: no write lock taken
-  db.transaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS flow_migrations (
-      version INTEGER PRIMARY KEY,
-      applied_at TEXT NOT NULL
-    )`);
-    const current = storedVersion(db);
-    assertNotNewer(current, db);
-    const record = db.prepare('INSERT INTO flow_migrations (version, applied_at) VALUES (?, ?)');
-    for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
-      db.exec(MIGRATIONS[version - 1]!);
-      record.run(version, new Date().toISOString());
-    }
-  }).immediate();
+export function migrate(db: SqliteDatabase): Awaitable<void> {
+  return runMigrations(sqliteDialect(db));
 }

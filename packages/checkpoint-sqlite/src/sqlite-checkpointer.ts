@@ -113,7 +113,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     this.#db ??= new Database(this.#path) as unknown as SqliteDatabase;
     const db = this.#db;
     configure(db, this.#settings);
-    migrate(db);
+    await migrate(db);
     const s = prepareStatements(db);
     this.#statements = s;
     const put = (params: WriteParams, ifRevision: number | undefined) => {

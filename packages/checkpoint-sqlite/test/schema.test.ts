@@ -39,8 +39,8 @@ describe('schema', () => {
     await first.setup();
     await first.close();
     rawDb(path)
-      .prepare('INSERT INTO flow_migrations (version, applied_at) VALUES (?, ?)')
-      .run(SCHEMA_VERSION + 1, new Date().toISOString());
+      .prepare('INSERT INTO flow_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+      .run(SCHEMA_VERSION + 1, 'future', new Date().toISOString());
     const later = new SqliteCheckpointer(path);
     const error = await later.setup().catch((e: unknown) => e);
     expect(isFlowError(error, 'STORAGE')).toBe(true);

@@ -30,6 +30,13 @@ export {
   MAX_LEASE_MS,
   ownerIsGone,
 } from './lease.js';
+export {
+  latestVersion,
+  type Migration,
+  type MigrationDialect,
+  migrate,
+  VERSION_TABLE,
+} from './migrations.js';
 export { type PlainJson, toPlainJson } from './plain-json.js';
 export {
   type CheckpointRecord,
@@ -67,6 +74,13 @@ export {
   takeUrlParam,
 } from './store-factory.js';
 export { compareThreadIds } from './thread-order.js';
+export {
+  inTransaction,
+  type TransactionDialect,
+  type TransactionFailure,
+  type TransactionStatements,
+  transactionOn,
+} from './transaction.js';
 export {
   assertIfRevision,
   assertInteger,
