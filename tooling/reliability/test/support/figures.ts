@@ -5,7 +5,17 @@ import { join } from 'node:path';
 export const RESULTS_DIR = join(import.meta.dirname, '..', '..', 'results');
 
 /** What RELIABILITY.md reports for the last run. */
-export type Figure = 'kills survived' | 'races run' | 'faults injected' | 'inputs tried' | 'data lost';
+export type Figure =
+  | 'kills survived'
+  | 'races run'
+  | 'faults injected'
+  | 'inputs tried'
+  | 'data lost'
+  // The worker tests' own: runs they drove to the end, resumes after a kill, server restarts, wall time.
+  | 'runs finished'
+  | 'recoveries'
+  | 'restarts survived'
+  | 'seconds';
 
 export type Figures = Partial<Record<Figure, number>>;
 
