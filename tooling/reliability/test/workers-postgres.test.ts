@@ -1,0 +1,3 @@
+import { describeWorkerChaos } from './support/worker-chaos-suite.js';
+
+describeWorkerChaos('postgres');
