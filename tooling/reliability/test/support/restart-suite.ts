@@ -28,6 +28,19 @@ const PUTS_PER_RUN = 11;
 const LEASE_MS = 1500;
 const LIMIT_MS = 120_000;
 
+/** `fn`, tried again while it fails with StorageError (the pool's connections died with the server). */
+async function whenReachable<T>(fn: () => Promise<T>, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'STORAGE' || Date.now() > until) throw error;
+      await sleep(100);
+    }
+  }
+}
+
 /** The server under test, and how a checkpointer (in the test and in each worker) opens a store on it. */
 export interface RestartTarget {
   name: 'postgres' | 'redis';
@@ -78,9 +91,13 @@ export function describeServerRestarts(target: RestartTarget): void {
           expect(reached, `${due} steps acknowledged before restart ${r + 1}`).toBe(true);
           fleet.assertNoneCrashed();
           await server.stop(modes[r % modes.length]);
+          // Everything acknowledged until now was acknowledged before the server went down.
+          const before = fleet.acknowledged();
           // Down long enough for every worker to fail calls, renewals and polls.
           await sleep(random.int(500, 1500));
           await server.start();
+          const lostNow = await whenReachable(() => lostAcknowledged(cp!, before));
+          expect(lostNow, `acknowledged writes missing right after restart ${r + 1}`).toBe(0);
         }
         await enqueuing;
 

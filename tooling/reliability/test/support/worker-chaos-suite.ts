@@ -84,6 +84,9 @@ export function describeWorkerChaos(backend: 'file' | 'sqlite' | 'postgres' | 'r
         // Runs arrive for ENQUEUE_MS and a kill comes at least every 3 s: kills did land among live runs.
         expect(fleet.kills, 'workers killed').toBeGreaterThanOrEqual(3);
         expect(recoveries, 'runs recovered from a killed worker').toBeGreaterThan(0);
+        // charge spends half its run between the stored task value and its stored update: some kills
+        // land there, and the re-run must have taken the stored value (else the check above proved little).
+        expect(tasks.replayed, 're-runs of charge that got the stored task value').toBeGreaterThan(0);
         const seconds = (Date.now() - started) / 1000;
         console.log(
           `[workers: ${backend}] ${RUNS} runs, ${fleet.kills} kills, ${recoveries} recoveries, ` +
