@@ -19,6 +19,7 @@ import { leaseOverhead } from './workloads/lease-overhead.js';
 import { listThreads } from './workloads/list-threads.js';
 import { putsAndReads } from './workloads/puts-and-reads.js';
 import { recoveryTime } from './workloads/recovery-time.js';
+import { toolOutputs } from './workloads/tool-outputs.js';
 import { workerThroughput } from './workloads/worker-throughput.js';
 
 /** Where results go unless `--out` says otherwise: `tooling/bench/results`. */
@@ -76,6 +77,7 @@ export async function runBench(
     if (runs('w5')) await engine(ctx, suites, rec);
     if (runs('w7')) await durableNodes(ctx, suites, rec);
     if (runs('conc')) await concurrency(ctx, suites, rec);
+    if (runs('w9')) await toolOutputs(ctx, suites, rec);
     if (runs('enc')) await encryption(ctx, suites, rec);
     if (runs('lease')) await leaseOverhead(ctx, suites, rec);
     if (runs('workers')) await workerThroughput(ctx, suites, rec);

@@ -10,6 +10,7 @@ export const WORKLOADS = [
   'w6',
   'w7',
   'conc',
+  'w9',
   'enc',
   'lease',
   'workers',
@@ -24,7 +25,7 @@ export const WORKLOADS = [
 export type WorkloadId = (typeof WORKLOADS)[number];
 
 /** The storage backends the bench compares. */
-export const BACKENDS = ['memory', 'sqlite', 'postgres', 'redis'] as const;
+export const BACKENDS = ['memory', 'sqlite', 'postgres', 'redis', 'file'] as const;
 /** One backend id. */
 export type BackendId = (typeof BACKENDS)[number];
 
@@ -64,6 +65,12 @@ export interface Sizes {
   'w6-steps': number;
   /** W6: bytes of the message each super-step appends. */
   'w6-msg-bytes': number;
+  /** W9: steps of the thread whose state gains a tool output per step. */
+  'w9-steps': number;
+  /** W9: the state at step 0, in KB. */
+  'w9-base-kb': number;
+  /** W9: the tool output each step appends, in KB. */
+  'w9-tool-kb': number;
   /** Concurrency: runs in parallel. */
   'conc-runs': number;
   /** Concurrency: steps per run. */
@@ -103,6 +110,9 @@ export const FULL_SIZES: Sizes = {
   'w5-runs': 7,
   'w6-steps': 200,
   'w6-msg-bytes': 200,
+  'w9-steps': 200,
+  'w9-base-kb': 100,
+  'w9-tool-kb': 2,
   'conc-runs': 32,
   'conc-steps': 20,
   'conc-rounds': 3,
@@ -129,6 +139,7 @@ export const QUICK_SIZES: Sizes = {
   'w5-steps': 50,
   'w5-runs': 1,
   'w6-steps': 30,
+  'w9-steps': 20,
   'conc-runs': 8,
   'conc-steps': 5,
   'conc-rounds': 1,
@@ -226,7 +237,7 @@ export function usage(): string {
     (k) => `  --${k.padEnd(14)} N   (full ${FULL_SIZES[k]}, quick ${QUICK_SIZES[k]})`,
   );
   return [
-    'usage: pnpm bench [--quick] [--only w1,...,w7,conc,enc,lease,workers,recovery,lg] [--backends memory,sqlite,postgres,redis]',
+    'usage: pnpm bench [--quick] [--only w1,...,w7,w9,conc,enc,lease,workers,recovery,lg] [--backends memory,sqlite,postgres,redis,file]',
     '                  [--out DIR | --no-write] [--<size> N ...]',
     '',
     '  --quick            smoke sizes (about a minute); exits non-zero only when a workload throws',

@@ -17,6 +17,8 @@ export async function openSuites(ctx: BenchContext, rec: Recorder): Promise<Back
     redis: () => redisSuite(ctx),
   } as const;
   for (const id of ctx.options.backends) {
+    // The file backend has no raw floor or suite here: only the storage workloads (W6, W9) measure it.
+    if (id === 'file') continue;
     await rec.guard('setup', id, async () => {
       const suite = (await makers[id]()) as BackendSuite;
       progress(`${id}: ${suite.subjects.map((s) => s.label).join(' | ')}`);

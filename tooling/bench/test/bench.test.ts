@@ -13,6 +13,7 @@ const TINY = [
   ...['--w1-threads', '2', '--w1-steps', '3', '--w2-threads', '1', '--w2-steps', '1', '--w2-kb', '16'],
   ...['--w3-rounds', '1', '--w4-threads', '4', '--w4-steps', '1', '--w4-large-kb', '8', '--w4-reps', '1'],
   ...['--w5-steps', '6', '--w5-runs', '1', '--w6-steps', '4', '--conc-runs', '3', '--conc-steps', '2'],
+  ...['--w9-steps', '3', '--w9-base-kb', '8'],
   ...['--conc-rounds', '1', '--workers-runs', '3', '--workers-steps', '2', '--recovery-lease-ms', '300'],
 ];
 
@@ -57,6 +58,7 @@ describe('runBench', () => {
       'w7-w5',
       'w7-fanout',
       'conc',
+      'w9',
       'enc-w1',
       'enc-w3',
       'enc-w5',

@@ -16,13 +16,14 @@ describe('parseOptions', () => {
       'w6',
       'w7',
       'conc',
+      'w9',
       'enc',
       'lease',
       'workers',
       'recovery',
       'lg',
     ]);
-    expect(o.backends).toEqual(['memory', 'sqlite', 'postgres', 'redis']);
+    expect(o.backends).toEqual(['memory', 'sqlite', 'postgres', 'redis', 'file']);
     expect(o.outDir).toBe('/out');
   });
 
@@ -46,7 +47,7 @@ describe('parseOptions', () => {
   });
 
   it.each([
-    [['--only', 'w9']],
+    [['--only', 'w99']],
     [['--backends', 'mysql']],
     [['--w1-steps', '0']],
     [['--w1-steps', '1.5']],

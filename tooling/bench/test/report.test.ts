@@ -47,9 +47,15 @@ describe('ratios', () => {
 describe('targets', () => {
   it('marks each backend met, missed or not run, and never throws on a miss', () => {
     const targets = evaluateTargets([putsSection('w1', { sqlite: [1000, 850], postgres: [1000, 700] })]);
-    const w1 = targets.filter((t) => t.target.includes('(W1)'));
+    const w1 = targets.filter((t) => t.target.startsWith('put ≥ 0.8× raw throughput (W1)'));
     expect(w1.map((t) => [t.backend, t.met])).toEqual([
       ['sqlite', true],
+      ['postgres', false],
+      ['redis', undefined],
+    ]);
+    const w1Next = targets.filter((t) => t.target.startsWith('put ≥ 0.9× raw throughput (W1)'));
+    expect(w1Next.map((t) => [t.backend, t.met])).toEqual([
+      ['sqlite', false],
       ['postgres', false],
       ['redis', undefined],
     ]);

@@ -35,6 +35,113 @@ function ratioTarget(
   });
 }
 
+/** A value of the @flow row of a section, against a limit; `undefined` values are "not run". */
+function valueTarget(
+  sections: readonly Section[],
+  target: string,
+  id: string,
+  backends: readonly BackendId[],
+  value: (row: Row) => number | undefined,
+  ok: (v: number) => boolean,
+  unit: string,
+): TargetResult[] {
+  return backends.map((backend) => {
+    const row = flowRow(sections, id, backend);
+    const v = row === undefined ? undefined : value(row);
+    return {
+      target,
+      backend,
+      measured: v === undefined ? 'not run' : `${v.toFixed(3)}${unit}`,
+      met: v === undefined ? undefined : ok(v),
+    };
+  });
+}
+
+const STORES: BackendId[] = ['sqlite', 'postgres', 'redis', 'file'];
+
+/**
+ * Linear storage and the write path under load: bytes against the final state and against half the steps
+ * (W6, W9), reads of an old step (W9), the puts and gets against the floor, and concurrent puts.
+ */
+function storageTargets(sections: readonly Section[]): TargetResult[] {
+  return [
+    ...valueTarget(
+      sections,
+      'W6 bytes ≤ 5× the final state JSON',
+      'w6',
+      STORES,
+      (r) => r.values.perFinal,
+      (v) => v <= 5,
+      '×',
+    ),
+    ...valueTarget(
+      sections,
+      'W6 bytes of 2× the steps ≤ 2.5× (linear)',
+      'w6',
+      STORES,
+      (r) => r.values.doubled,
+      (v) => v <= 2.5,
+      '×',
+    ),
+    ...valueTarget(
+      sections,
+      'W9 bytes of 2× the steps ≤ 2.5× (linear)',
+      'w9',
+      STORES,
+      (r) => r.values.doubled,
+      (v) => v <= 2.5,
+      '×',
+    ),
+    ...valueTarget(
+      sections,
+      'get of step 1 ≤ 2× get latest (W9)',
+      'w9',
+      STORES,
+      (r) => r.values.step1,
+      (v) => v <= 2,
+      '×',
+    ),
+    ...ratioTarget(sections, 'put ≥ 0.9× raw throughput (W1)', 'w1', (r) => r >= 0.9),
+    ...ratioTarget(sections, 'get ≥ 0.9× raw throughput (W3)', 'w3-get', (r) => r >= 0.9),
+    ...valueTarget(
+      sections,
+      "put ≥ 0.8× raw, synchronous: 'normal' both (W1)",
+      'w1-normal',
+      ['sqlite'],
+      (r) => r.ratio,
+      (v) => v >= 0.8,
+      '× raw',
+    ),
+    ...valueTarget(
+      sections,
+      "get ≥ 0.8× raw, synchronous: 'normal' both (W3)",
+      'w3-normal',
+      ['sqlite'],
+      (r) => r.ratio,
+      (v) => v >= 0.8,
+      '× raw',
+    ),
+    ...valueTarget(
+      sections,
+      'concurrent puts ≥ 3× one transaction per put',
+      'conc',
+      ['sqlite'],
+      (r) => r.ratio,
+      (v) => v >= 3,
+      '× raw',
+    ),
+    ...valueTarget(
+      sections,
+      'concurrent puts ≥ 1.0× raw',
+      'conc',
+      ['postgres', 'redis'],
+      (r) => r.ratio,
+      (v) => v >= 1,
+      '× raw',
+    ),
+  ];
+}
+
 /** Checks every target of the issue against the sections of this run. Targets never fail the bench. */
 export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
   const out: TargetResult[] = [
@@ -53,6 +160,7 @@ export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
       met: v === undefined ? undefined : v >= 0.75 && v <= 1.25,
     });
   }
+  out.push(...storageTargets(sections));
   for (const [id, what] of [
     ['enc-w1', 'put'],
     ['enc-w3', 'get'],

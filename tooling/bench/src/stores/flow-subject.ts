@@ -22,6 +22,11 @@ export function flowSubject(label: string, open: StoreOpener<Checkpointer>): Sub
           if (found === undefined) throw new Error(`@flow ${label}: thread ${thread} not found`);
           return found.state;
         },
+        async getStep(thread: string, step: number) {
+          const found = await cp.get(thread, step);
+          if (found === undefined) throw new Error(`@flow ${label}: ${thread} step ${step} not found`);
+          return found.state;
+        },
         async list(thread: string, limit: number) {
           return (await cp.list(thread, { limit })).length;
         },

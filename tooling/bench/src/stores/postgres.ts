@@ -60,6 +60,7 @@ export async function postgresSuite(
       flowSubject('PostgresCheckpointer', () => openFlow(ctx, url)),
       langgraphSubject('PostgresSaver', () => openLangGraph(ctx, url)),
     ],
+    listingFloor: rawPostgres(ctx, url, true),
     flowStore: () => openFlow(ctx, url),
     flowStoreWith: (serializer) => () => openFlow(ctx, url, serializer),
     langgraphStore: () => openLangGraph(ctx, url),

@@ -31,6 +31,7 @@ export async function redisSuite(ctx: BenchContext): Promise<BackendSuite<Checkp
   return {
     id: 'redis',
     subjects: [rawRedis(ctx, url), flowSubject('RedisCheckpointer', () => openFlow(ctx, url))],
+    listingFloor: rawRedis(ctx, url, true),
     flowStore: () => openFlow(ctx, url),
     langgraphStore: undefined,
     notes: [

@@ -15,6 +15,8 @@ export interface StoreSubject {
   put(thread: string, step: number, state: ChatState): Promise<void>;
   /** Reads the latest step of `thread` and returns its state (decoded, so decoding is measured too). */
   getLatest(thread: string): Promise<unknown>;
+  /** Reads step `step` of `thread` and returns its state; only @flow sides have it (W9 times it). */
+  getStep?(thread: string, step: number): Promise<unknown>;
   /** Reads the `limit` newest steps of `thread`; resolves with how many it read. */
   list(thread: string, limit: number): Promise<number>;
   /** Lists every thread with its latest step; resolves with how many. `undefined`: the side has no such call. */
@@ -51,6 +53,8 @@ export interface BackendSuite<FlowStore = unknown, LangGraphStore = unknown> {
   id: BackendId;
   /** raw, @flow and (where one runs here) LangGraph, in that order. */
   subjects: SubjectFactory[];
+  /** The raw side W4 lists against, where it is not the put floor: one that keeps a thread index. */
+  listingFloor?: SubjectFactory;
   /** @flow's checkpointer on this backend, for the engine workloads. */
   flowStore: StoreOpener<FlowStore>;
   /** Other settings of it worth timing in the engine workload, e.g. a relaxed fsync; labelled by `setting`. */

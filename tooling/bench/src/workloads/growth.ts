@@ -4,14 +4,16 @@ import { progress } from '../progress.js';
 import { formatBytes } from '../report/format.js';
 import type { Recorder } from '../report/recorder.js';
 import { fillRatios, section } from '../report/section.js';
-import type { BackendSuite } from '../stores/types.js';
+import { openFileFlow } from '../stores/file.js';
+import type { BackendSuite, StoreOpener } from '../stores/types.js';
 import { flowChat, langgraphChat } from './engine-graphs.js';
 import { withSubjects } from './open-subjects.js';
 
 /**
  * W6: bytes stored by one run of `w6-steps` super-steps whose state gains one `w6-msg-bytes`-byte message
  * per step. @flow and LangGraph.js run the same graph; the raw floor puts the same states (the input and
- * one per super-step). Where bytes cannot be measured (in-process stores) the backend is left out.
+ * one per super-step). Where bytes cannot be measured (in-process stores) the backend is left out. @flow
+ * runs a second time with twice the steps, so the table shows how the bytes grow with the thread.
  */
 export async function growth(
   ctx: BenchContext,
@@ -23,41 +25,58 @@ export async function growth(
   const messages = Array.from({ length: steps }, (_, i) => makeMessage(i, msgBytes));
   const states = Array.from({ length: steps + 1 }, (_, s) => ({ messages: messages.slice(0, s) }));
   const payload = states.reduce((a, s) => a + jsonBytes(s), 0);
+  const finalBytes = jsonBytes(states[steps]);
   const w6 = section({
     id: 'w6',
     title: 'W6 storage growth',
     detail:
       `One run of ${steps} super-steps, each appending a ${msgBytes}-byte message; ${steps + 1} checkpoints whose ` +
       `state JSON adds up to ${formatBytes(payload)}. Bytes: SQLite pages in use (dbstat), Postgres ` +
-      'pg_total_relation_size of the schema, Redis MEMORY USAGE of the keys.',
+      'pg_total_relation_size of the schema, Redis MEMORY USAGE of the keys, file: the sizes of its files. ' +
+      `"vs final state": over the last state's JSON (${formatBytes(finalBytes)}); "${steps * 2}/${steps}": @flow's ` +
+      `bytes for a ${steps * 2}-step run over these (linear growth: about 2, a full copy per step: about 4).`,
     columns: [
       { key: 'bytes', header: 'bytes' },
       { key: 'perPayload', header: 'vs state JSON', digits: 2 },
+      { key: 'perFinal', header: 'vs final state', digits: 1 },
+      { key: 'doubled', header: `${steps * 2}/${steps} steps`, digits: 2 },
     ],
     ratioOf: 'bytes',
     better: 'lower',
   });
-  for (const suite of suites) {
-    if (suite.id === 'memory') continue;
-    await rec.guard('w6', suite.id, async () => {
-      const measured: { side: 'raw' | 'flow' | 'langgraph'; label: string; bytes: number }[] = [];
-      const raw = suite.subjects.find((f) => f.side === 'raw')!;
-      await withSubjects([raw], async ([o]) => {
-        for (const [step, state] of states.entries()) await o!.subject.put('w6', step, state);
-        measured.push({ side: 'raw', label: raw.label, bytes: await o!.subject.storedBytes!() });
-      });
-      const flow = await suite.flowStore();
-      try {
-        await flowChat(steps, msgBytes, flow.store as never)('w6');
-        measured.push({
-          side: 'flow',
-          label: (flow.store as object).constructor.name,
-          bytes: await flow.storedBytes!(),
+  const flowBytes = async (open: StoreOpener<unknown>, n: number) => {
+    const flow = await open();
+    try {
+      await flowChat(n, msgBytes, flow.store as never)('w6');
+      return { label: (flow.store as object).constructor.name, bytes: await flow.storedBytes!() };
+    } finally {
+      await flow.close();
+    }
+  };
+  const plans: { backend: string; suite?: BackendSuite; flowStore: StoreOpener<unknown> }[] = suites
+    .filter((s) => s.id !== 'memory')
+    .map((suite) => ({ backend: suite.id, suite, flowStore: suite.flowStore }));
+  if (ctx.options.backends.includes('file'))
+    plans.push({ backend: 'file', flowStore: () => openFileFlow(ctx) });
+  for (const { backend, suite, flowStore } of plans) {
+    await rec.guard('w6', backend, async () => {
+      const measured: {
+        side: 'raw' | 'flow' | 'langgraph';
+        label: string;
+        bytes: number;
+        doubled?: number;
+      }[] = [];
+      const raw = suite?.subjects.find((f) => f.side === 'raw');
+      if (raw) {
+        await withSubjects([raw], async ([o]) => {
+          for (const [step, state] of states.entries()) await o!.subject.put('w6', step, state);
+          measured.push({ side: 'raw', label: raw.label, bytes: await o!.subject.storedBytes!() });
         });
-      } finally {
-        await flow.close();
       }
-      if (suite.langgraphStore) {
+      const flow = await flowBytes(flowStore, steps);
+      const twice = await flowBytes(flowStore, steps * 2);
+      measured.push({ side: 'flow', ...flow, doubled: twice.bytes / flow.bytes });
+      if (suite?.langgraphStore) {
         const lg = await suite.langgraphStore();
         try {
           await langgraphChat(steps, msgBytes, lg.store as never)('w6');
@@ -72,13 +91,18 @@ export async function growth(
       }
       for (const m of measured) {
         w6.rows.push({
-          backend: suite.id,
+          backend,
           side: m.side,
           label: m.label,
-          values: { bytes: m.bytes, perPayload: m.bytes / payload },
+          values: {
+            bytes: m.bytes,
+            perPayload: m.bytes / payload,
+            perFinal: m.bytes / finalBytes,
+            doubled: m.doubled,
+          },
         });
       }
-      progress(`W6 ${suite.id}: ${measured.map((m) => `${m.side} ${formatBytes(m.bytes)}`).join(' · ')}`);
+      progress(`W6 ${backend}: ${measured.map((m) => `${m.side} ${formatBytes(m.bytes)}`).join(' · ')}`);
     });
   }
   rec.add(fillRatios(w6));

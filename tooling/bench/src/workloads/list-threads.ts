@@ -95,7 +95,8 @@ async function measure(
 /**
  * W4: `listThreads()` over `w4-threads` threads × `w4-steps` steps, once with small and once with large
  * states. The two times must be about equal: a listing that reads state grows with it. The raw floor is a
- * scan of the thread ids with their latest step. LangGraph.js has no such call. Each store gets one untimed
+ * scan of the thread ids with their latest step: the suite's `listingFloor` where it has one (a thread index
+ * its puts keep), else its put floor's own scan. LangGraph.js has no such call. Each store gets one untimed
  * call (the count check) before `w4-reps` timed ones; the median is reported.
  */
 export async function listThreads(
@@ -143,7 +144,9 @@ export async function listThreads(
   );
   for (const suite of suites) {
     await rec.guard('w4', suite.id, async () => {
-      const factories = suite.subjects.filter((f) => f.side !== 'langgraph');
+      const factories = suite.subjects
+        .filter((f) => f.side !== 'langgraph')
+        .map((f) => (f.side === 'raw' && suite.listingFloor) || f);
       const plan = (kb: number): Plan => ({ threads, steps, kb, states: statesOf(kb), reps });
       const small = plan(sizes[0]);
       const large = plan(sizes[1]);
