@@ -22,5 +22,5 @@ describeCheckpointer('mysql', {
   },
   timeout: 20_000,
   // Per-step writes, leases (expiring by the server's clock) and failed runs: the kit checks each.
-  capabilities: { writes: true, leases: true, failedRuns: true },
+  capabilities: { writes: true, leases: true, storeClock: true, failedRuns: true },
 });

@@ -69,6 +69,11 @@ export interface CheckpointerCapabilities {
   /** The backend keeps thread leases (`acquireLease` and the rest). Enables the "leases" suite. */
   leases?: boolean;
   /**
+   * Leases expire by the store's clock (a database server's), not by this process's: the "leases" suite then
+   * checks that a process whose clock runs a day ahead still sees a live lease as live.
+   */
+  storeClock?: boolean;
+  /**
    * The backend stores `error` and `meta` and filters `listThreads({ status: 'failed' })`. Enables the
    * "failed runs" suite.
    */

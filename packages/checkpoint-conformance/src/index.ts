@@ -20,5 +20,11 @@ export { describeRetention, retentionSuite } from './suites/retention.js';
 export { describeRevisions, revisionsSuite } from './suites/revisions.js';
 export { describeSerialization, serializationSuite } from './suites/serialization.js';
 export { describeSetup, setupSuite } from './suites/setup.js';
-export { describeThreadIds, HOSTILE_IDS, INVALID_IDS, threadIdsSuite } from './suites/thread-ids.js';
+export {
+  callsWithThreadId,
+  describeThreadIds,
+  HOSTILE_IDS,
+  INVALID_IDS,
+  threadIdsSuite,
+} from './suites/thread-ids.js';
 export { describeWrites, writesSuite } from './suites/writes.js';

@@ -15,8 +15,13 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   readonly openInChild: ((cp: C) => Promise<ChildOpener>) | undefined;
   /** How many child processes a process race starts. */
   readonly processes: number;
-  /** The optional capabilities the harness declares (`writes`, `leases`, `failedRuns`). */
-  readonly declares: { readonly writes: boolean; readonly leases: boolean; readonly failedRuns: boolean };
+  /** The optional capabilities the harness declares (`writes`, `leases`, `storeClock`, `failedRuns`). */
+  readonly declares: {
+    readonly writes: boolean;
+    readonly leases: boolean;
+    readonly storeClock: boolean;
+    readonly failedRuns: boolean;
+  };
 }
 
 /** The default width of the race tests (docs/protocol.md: "any number of concurrent conditional puts"). */
@@ -80,6 +85,7 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
     declares: {
       writes: harness.capabilities?.writes === true,
       leases: harness.capabilities?.leases === true,
+      storeClock: harness.capabilities?.storeClock === true,
       failedRuns: harness.capabilities?.failedRuns === true,
     },
   };

@@ -41,7 +41,7 @@ const MUST_CATCH: Record<string, string[]> = {
   'put-drops-writes': [
     'put-drops-writes > writes > put(cp, { writes }) stores the checkpoint and its writes for (cp.thread, cp.step)',
     'put-drops-writes > writes > a conditional put that conflicts stores no write; a successful one stores both',
-    'put-drops-writes > writes > prune removes the writes of the steps it removes and keeps those of kept steps',
+    'put-drops-writes > writes > prune removes the writes of the steps it removes and keeps those of kept steps, and of a step not written yet',
   ],
   'list-oldest-first': [
     'list-oldest-first > listing > list returns newest step first',

@@ -16,5 +16,5 @@ describeCheckpointer<RedisCheckpointer>('redis', {
   cleanup: async (cp) => {
     await deleteKeys(redisUrl, cp.prefix);
   },
-  capabilities: { writes: true, leases: true, failedRuns: true },
+  capabilities: { writes: true, leases: true, storeClock: true, failedRuns: true },
 });

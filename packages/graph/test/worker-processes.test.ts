@@ -89,10 +89,10 @@ describe.each(allBackends().filter((b) => b.openInChild))(
       const steps = traced(trace).map(([thread, step]) => `${thread} ${step}`);
       expect(steps.sort()).toEqual(threads.flatMap((t) => [1, 2, 3, 4].map((s) => `${t} ${s}`)).sort());
       // Races lost to another worker (ThreadBusy, AlreadyResumed) are not failures: nothing was logged.
-    for (const w of workers) {
-      expect(w.stderr()).toBe('');
-      expect(w.lines().filter((l) => l.startsWith('log '))).toEqual([]);
-    }
+      for (const w of workers) {
+        expect(w.stderr()).toBe('');
+        expect(w.lines.filter((l) => l.startsWith('log '))).toEqual([]);
+      }
     });
 
     it('a run that kills its process every time is marked failed after maxRecoveries takes, counted across the dead processes', {

@@ -1,3 +1,4 @@
+export { type Child, type StartChildOptions, startChild } from './child-process.js';
 export { deleteKeys, dropSchema, dropSchemasStartingWith } from './cleanup.js';
 export {
   type ContainerKind,

@@ -1,4 +1,14 @@
-import { Checkpoint, type CheckpointInit, type RunError, statusOf, THREAD_STATUSES } from '@flow/core';
+import {
+  Checkpoint,
+  type CheckpointInit,
+  compareThreadIds,
+  type RunError,
+  statusOf,
+  THREAD_STATUSES,
+  type ThreadInfo,
+  threadInfoOf,
+  threadStatusOf,
+} from '@flow/core';
 import { expect, it } from 'vitest';
 import { at, checkpoint } from '../builders.js';
 import { type ConformanceSuite, describerFor } from '../define-suite.js';
@@ -60,6 +70,29 @@ export const failedRunsSuite: ConformanceSuite = {
       const read = await cp.get('t');
       expect(read?.error).toBeNull();
       expect(read?.meta).toEqual({});
+    });
+
+    it('the summary follows every change of status: from each combination to each other, listThreads agrees with threadInfoOf', async () => {
+      const cp = await kit.create();
+      const expected = new Map<string, ThreadInfo>();
+      for (const [from, before] of COMBINATIONS) {
+        for (const [to, after] of COMBINATIONS) {
+          const thread = `${from}>${to}`;
+          await cp.put(checkpoint(thread, 0, { ts: at(0), ...before }));
+          await cp.put(checkpoint(thread, 1, { ts: at(1), ...after }));
+          expected.set(
+            thread,
+            threadInfoOf({ thread, step: 1, next: [], interrupted: false, ...after, ts: at(1) }),
+          );
+        }
+      }
+      const sorted = [...expected.keys()].sort(compareThreadIds);
+      expect(await cp.listThreads()).toEqual(sorted.map((t) => expected.get(t)));
+      for (const status of THREAD_STATUSES) {
+        const wanted = sorted.filter((t) => threadStatusOf(expected.get(t)!) === status);
+        const listed = (await cp.listThreads({ status })).map((i) => i.thread);
+        expect(listed, `listThreads({ status: '${status}' })`).toEqual(wanted);
+      }
     });
 
     it('listThreads agrees with statusOf for every combination of next, interrupted and error', async () => {

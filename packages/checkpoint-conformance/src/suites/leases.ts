@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Lease, MAX_LEASE_MS } from '@flow/core';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { checkpoint, range } from '../builders.js';
 import { type ConformanceSuite, describerFor } from '../define-suite.js';
 import { expectFlowError } from '../expect-error.js';
@@ -120,6 +120,30 @@ export const leasesSuite: ConformanceSuite = {
       expect(await cp.renewLease('t', { owner: 'worker-a', ttlMs: LONG })).toBe(false);
       expect((await cp.getLease('t'))?.owner).toBe('worker-b');
     });
+
+    if (kit.declares.storeClock) {
+      it("expiry is judged by the store's clock: a process whose clock runs a day ahead still sees a live lease as live", async () => {
+        const cp = await kit.create();
+        await cp.acquireLease('t', { owner: 'worker-a', ttlMs: LONG });
+        const now = Date.now();
+        const ahead = vi.spyOn(Date, 'now').mockReturnValue(now + 86_400_000);
+        try {
+          expect((await cp.getLease('t'))?.owner).toBe('worker-a');
+          expect(await cp.acquireLease('t', { owner: 'worker-b', ttlMs: LONG })).toBeUndefined();
+          expect(await cp.renewLease('t', { owner: 'worker-a', ttlMs: LONG })).toBe(true);
+        } finally {
+          ahead.mockRestore();
+        }
+        // Renewed by the store's clock too: a day of this process's skew is not in the new expiry.
+        expect(expiresMs(await cp.getLease('t')) - now).toBeLessThan(LONG + CLOCK_SLACK_MS);
+        expect(expiresMs(await cp.getLease('t')) - now).toBeGreaterThan(LONG - CLOCK_SLACK_MS);
+      });
+    } else {
+      // Said in the test name on purpose: a run without the capability must show that skew went unchecked.
+      it("leases: store clock not declared by harness (capabilities.storeClock), so this process's clock judges expiry and skew is not checked", () => {
+        expect(kit.declares.storeClock).toBe(false);
+      });
+    }
 
     it('leases are independent of checkpoints: listThreads ignores them, a put keeps them, deleteThread removes them', async () => {
       const cp = await kit.create();

@@ -61,8 +61,11 @@ export const INVALID_IDS: ReadonlyArray<[label: string, id: unknown]> = [
   ['an object', { thread: 't' }],
 ];
 
-/** Every method that takes a thread id, called with `id`. */
-function callsWith(cp: Checkpointer, id: unknown): Array<[string, () => Promise<unknown>]> {
+/**
+ * Every method that takes a thread id, called with `id`, by name: for checking that an invalid id is refused by
+ * each of them (also outside the kit, by property tests).
+ */
+export function callsWithThreadId(cp: Checkpointer, id: unknown): Array<[string, () => Promise<unknown>]> {
   const thread = id as string;
   // A plain object, not a Checkpoint: the Checkpoint constructor would reject the id before the backend could.
   const raw = { thread, step: 0, state: {}, next: [], interrupted: false } as unknown as Checkpoint;
@@ -135,7 +138,7 @@ export const threadIdsSuite: ConformanceSuite = {
     it("rejects invalid ids ('', 513 characters, U+0000, a lone surrogate, non-strings) with InvalidArgumentError in every method, storing nothing", async () => {
       const cp = await kit.create();
       for (const [label, id] of INVALID_IDS) {
-        for (const [method, call] of callsWith(cp, id)) {
+        for (const [method, call] of callsWithThreadId(cp, id)) {
           await expectFlowError(call, 'INVALID_ARGUMENT', `${method}(thread ${label})`);
         }
       }

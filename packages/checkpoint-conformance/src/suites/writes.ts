@@ -89,6 +89,15 @@ export const writesSuite: ConformanceSuite = {
         write('n', 'k', { v: 1 }),
         write('n', 'new', 3),
       ]);
+      // A put carrying writes of the step meets the same rule.
+      await cp.put(checkpoint('t', 0), { writes: [write('n', 'k', { v: 5 }), write('a', 'k', 6)] });
+      expect(await cp.getWrites('t', 0)).toEqual([
+        write('a', 'k', 6),
+        write('m', 'k', 4),
+        write('n', 'k', { v: 1 }),
+        write('n', 'new', 3),
+      ]);
+      expect((await cp.get('t', 0))?.step).toBe(0);
     });
 
     it('writes belong to one (thread, step): other steps and threads see none', async () => {
@@ -206,15 +215,19 @@ export const writesSuite: ConformanceSuite = {
       expect(await cp.getWrites('t', 0)).toEqual([write('n', 'k', 'again')]);
     });
 
-    it('prune removes the writes of the steps it removes and keeps those of kept steps', async () => {
+    it('prune removes the writes of the steps it removes and keeps those of kept steps, and of a step not written yet', async () => {
       const cp = await kit.create();
       for (const step of [0, 1, 2, 3])
         await cp.put(checkpoint('t', step), { writes: [write('n', 'k', step)] });
+      // The next super-step's results, stored before its checkpoint: prune never takes the steps to come.
+      await cp.putWrites('t', 4, [write('n', 'k', 4)]);
       expect(await cp.prune('t', { beforeStep: 2 })).toBe(2);
       expect(await cp.getWrites('t', 0)).toEqual([]);
       expect(await cp.getWrites('t', 1)).toEqual([]);
       expect(await cp.getWrites('t', 2)).toEqual([write('n', 'k', 2)]);
       expect(await cp.getWrites('t', 3)).toEqual([write('n', 'k', 3)]);
+      expect(await cp.getWrites('t', 4)).toEqual([write('n', 'k', 4)]);
+      expect((await cp.list('t')).map((c) => c.step)).toEqual([3, 2]);
     });
 
     it('hostile node and key strings are stored faithfully, each apart from the others', async () => {

@@ -46,7 +46,7 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     args: [url, { schema: cp.schema }],
   }),
   cleanup: (cp) => dropSchema(url, cp.schema),
-  capabilities: { writes: true, leases: true, failedRuns: true },
+  capabilities: { writes: true, leases: true, storeClock: true, failedRuns: true },
 };
 
 /** Registers one part of the kit, under the same `describe('postgres')` as describeCheckpointer would. */

@@ -1,4 +1,4 @@
-import { expectFlowError } from '@flow/checkpoint-conformance';
+import { callsWithThreadId, expectFlowError } from '@flow/checkpoint-conformance';
 import { Checkpoint, type Checkpointer, MAX_STEP } from '@flow/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,21 +29,6 @@ function show(value: unknown): string {
     : Array.isArray(value)
       ? 'an array'
       : 'an object';
-}
-
-/** Every method that takes a thread id, called with `id`. */
-function callsWith(cp: Checkpointer, id: unknown): Array<[string, () => Promise<unknown>]> {
-  const thread = id as string;
-  const raw = { thread, step: 0, state: {}, next: [], interrupted: false } as unknown as Checkpoint;
-  return [
-    ['put', () => cp.put(raw)],
-    ['put with ifRevision: 0', () => cp.put(raw, { ifRevision: 0 })],
-    ['get', () => cp.get(thread)],
-    ['get with a step', () => cp.get(thread, 0)],
-    ['list', () => cp.list(thread)],
-    ['deleteThread', () => cp.deleteThread(thread)],
-    ['prune', () => cp.prune(thread, { beforeStep: 1 })],
-  ];
 }
 
 /** Property-based round trips and rejections against one backend (fast-check, real storage). */
@@ -107,7 +92,7 @@ export function describeProperties(backend: BackendName): void {
       const before = await snapshot(cp);
       await fc.assert(
         fc.asyncProperty(invalidId, async (id) => {
-          for (const [what, call] of callsWith(cp, id)) {
+          for (const [what, call] of callsWithThreadId(cp, id)) {
             await expectFlowError(call, 'INVALID_ARGUMENT', `${what}(${show(id)})`);
           }
         }),
