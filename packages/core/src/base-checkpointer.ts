@@ -28,7 +28,8 @@ import { assertWrites, type PendingWrite, type WriteRecord } from './writes.js';
 
 /**
  * What a storage operation returns: a promise, or the value itself when the backend answers without waiting
- * (SQLite and memory do). A plain value skips a microtask tick per call, a tenth of a fast `get`.
+ * (SQLite and memory do). A plain value skips a microtask tick per call (measured in tooling/bench's
+ * README, "Where the targets stand").
  */
 export type Awaitable<T> = T | Promise<T>;
 

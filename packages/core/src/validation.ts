@@ -122,7 +122,8 @@ function digits(text: string, from: number, to: number): number {
 /**
  * Whether `text` is already what `Date#toISOString()` would print for it, checked without building a `Date`
  * or running a regex: every stored checkpoint's `ts` passes through the `Checkpoint` constructor on read, and
- * the parse-and-format round trip cost a tenth of a fast `get`.
+ * the parse-and-format round trip showed in the profile of a fast `get` (tooling/bench's README, "Where the
+ * targets stand").
  */
 function isCanonicalTimestamp(text: string): boolean {
   if (text.length !== CANONICAL_SHAPE.length) return false;
