@@ -33,6 +33,9 @@ const MUST_CATCH: Record<string, string[]> = {
     'js-sort-threads > listThreads > pages across the whole set with after and limit',
     'js-sort-threads > thread ids > stores hostile but valid ids faithfully, each isolated from the others',
   ],
+  'process-clock': [
+    "process-clock > leases > expiry is judged by the store's clock: a process whose clock runs a day ahead still sees a live lease as live",
+  ],
   'last-write-wins': [
     'last-write-wins > writes > the first value wins within one batch: a repeated (node, key) keeps the first',
     'last-write-wins > writes > the first value wins across calls: a later value for a stored key is ignored, not an error',
