@@ -44,8 +44,31 @@ function serializeField(serializer: Serializer, value: unknown, context: Seriali
 
 const EMPTY_META_TEXT = '{}';
 
+/**
+ * The last frozen meta of primitives encoded, and its text: the engine puts one frozen `{ stateVersion }` object
+ * on every checkpoint of a graph, so its text is made once, not once per step.
+ */
+let lastMeta: object | undefined;
+let lastMetaText = EMPTY_META_TEXT;
+
+/** Own data properties of primitive values only: frozen, such an object's JSON text can never change. */
+function holdsOnlyPrimitives(meta: object): boolean {
+  for (const d of Object.values(Object.getOwnPropertyDescriptors(meta))) {
+    if (!('value' in d) || (d.value !== null && typeof d.value === 'object')) return false;
+  }
+  return Object.getPrototypeOf(meta) === Object.prototype || Object.getPrototypeOf(meta) === null;
+}
+
 function stringifyMeta(meta: Readonly<Record<string, unknown>>): string {
-  for (const _ in meta) return JSON.stringify(meta);
+  if (meta === lastMeta) return lastMetaText;
+  for (const _ in meta) {
+    const text = JSON.stringify(meta);
+    if (Object.isFrozen(meta) && holdsOnlyPrimitives(meta)) {
+      lastMeta = meta;
+      lastMetaText = text;
+    }
+    return text;
+  }
   return EMPTY_META_TEXT;
 }
 

@@ -20,6 +20,7 @@ import type { LeaseKeeper } from './lease-keeper.js';
 import { Ledger, PENDING, UPDATE } from './ledger.js';
 import { nextFrontier } from './routing.js';
 import { interruptId } from './stable-id.js';
+import { withStateVersion } from './state-version.js';
 import { runSuperStep } from './super-step.js';
 import type { PendingInterrupt, RunResult, State, StreamEvent } from './types.js';
 
@@ -84,7 +85,7 @@ export async function commit<S extends State>(
     interruptNode: init.node ?? null,
     interruptPayload: init.payload ?? null,
     error: init.error ?? null,
-    meta: init.meta,
+    meta: withStateVersion(checkpointer, init.meta),
   });
   const writes = init.writes;
   try {

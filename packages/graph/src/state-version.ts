@@ -99,14 +99,31 @@ export async function upgrade<C extends Checkpoint>(cp: C, versioning: StateVers
   return cp.with({ state, meta: { ...cp.meta, stateVersion: expected, migratedFrom: found } }) as C;
 }
 
+/** The meta every checkpoint of a versioned checkpointer records, one frozen object per graph. */
+const stamps = new WeakMap<Checkpointer, Readonly<Record<string, unknown>>>();
+
+/**
+ * `meta` with the state version of `checkpointer` (a `versionedCheckpointer`) in it, for a checkpoint made to
+ * be put there: made with it, a checkpoint is stored as it is instead of copied to add it. Without other meta,
+ * it is the same frozen object every time (the store's encoding of it can be reused).
+ */
+export function withStateVersion(
+  checkpointer: Checkpointer,
+  meta: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, unknown>> | undefined {
+  const stamp = stamps.get(checkpointer);
+  if (stamp === undefined) return meta;
+  return meta === undefined ? stamp : { ...meta, ...stamp };
+}
+
 /**
  * The checkpointer as the engine sees it: every put records `meta.stateVersion`, and every get and list
  * brings older states up to date (and refuses newer ones). Every other method is the store's own.
  */
 export function versionedCheckpointer(store: Checkpointer, versioning: StateVersioning): Checkpointer {
   const stamped = (cp: Checkpoint): Checkpoint => {
+    if (cp.meta.stateVersion === versioning.version && !('migratedFrom' in cp.meta)) return cp;
     const { migratedFrom: _, ...meta } = cp.meta;
-    if (meta.stateVersion === versioning.version && !('migratedFrom' in cp.meta)) return cp;
     return cp.with({ meta: { ...meta, stateVersion: versioning.version } });
   };
   const own: Partial<Checkpointer> = {
@@ -119,7 +136,7 @@ export function versionedCheckpointer(store: Checkpointer, versioning: StateVers
       Promise.all((await store.list(thread, opts)).map((cp) => upgrade(cp, versioning))),
   };
   const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(store, {
+  const versioned = new Proxy(store, {
     get(target, prop) {
       if (Object.hasOwn(own, prop)) return own[prop as keyof Checkpointer];
       const value: unknown = Reflect.get(target, prop, target);
@@ -132,6 +149,8 @@ export function versionedCheckpointer(store: Checkpointer, versioning: StateVers
       return fn;
     },
   });
+  stamps.set(versioned, Object.freeze({ stateVersion: versioning.version }));
+  return versioned;
 }
 
 /** A resume must not claim a run whose frontier names a node this graph no longer has. */
