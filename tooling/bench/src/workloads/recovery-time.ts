@@ -102,6 +102,8 @@ export async function recoveryTime(
             await sleep(5);
           }
           await rescuer.stop();
+          // The run stays running once the rescuer stops: remove it, so the next sample's workers see only theirs.
+          await local.store.deleteThread(thread);
         }
       } finally {
         await local.close();

@@ -1,6 +1,7 @@
 import { dropSchema, uniqueSchema } from '@flow/test-db';
 import type { BenchContext } from '../context.js';
 import { progress } from '../progress.js';
+import { formatNumber } from '../report/format.js';
 import type { Recorder } from '../report/recorder.js';
 import { section } from '../report/section.js';
 import { median, rotate } from '../stats.js';
@@ -12,6 +13,8 @@ import { openDescribed, type RunGraphOptions, runGraph, type StoreDescriptor } f
 const PROCESSES = [1, 2, 4] as const;
 const CONCURRENCY = 4;
 const POLL_MS = 50;
+/** How long each node waits: trivial (the store and the engine are the work), and like an API call. */
+const NODE_MS = [0, 20] as const;
 
 /**
  * Worker throughput: `workers-runs` enqueued runs of `workers-steps` super-steps on Postgres, taken by 1, 2
@@ -32,7 +35,8 @@ export async function workerThroughput(
     id: 'workers',
     title: 'Worker throughput on Postgres',
     detail:
-      `${runs} enqueued runs of ${steps} trivial super-steps, taken by 1, 2 and 4 worker processes ` +
+      `${runs} enqueued runs of ${steps} super-steps (trivial nodes, and nodes that wait ${NODE_MS[1]} ms like an ` +
+      'API call), taken by 1, 2 and 4 worker processes ' +
       `(concurrency ${CONCURRENCY} each, pollMs ${POLL_MS}, a pool of ${CONCURRENCY + 1} connections each); ` +
       `timed from the workers' start until no run is left running; median of ${rounds} round(s), the ` +
       'configurations taking turns.',
@@ -44,66 +48,66 @@ export async function workerThroughput(
     ratioOf: 'scaling',
     better: 'higher',
     notes: [
-      'Every process and Postgres share the machine’s cores: the scaling shows what one store and one host ' +
-        'allow, not what separate machines would.',
+      'Every process and Postgres share the machine’s cores: with trivial nodes the work is CPU (engine, driver, ' +
+        'Postgres), and more processes on the same cores mostly compete for them; with waiting nodes the runs ' +
+        'in flight (4 per process) set the pace, which is how workers scale on separate machines.',
     ],
   });
   await rec.guard('workers', 'postgres', async () => {
     const schema = uniqueSchema();
     const drop = ctx.track(() => dropSchema(url, schema));
     const store: StoreDescriptor = { backend: 'postgres', url, schema, pool: CONCURRENCY + 1 };
-    const graph: RunGraphOptions = { steps, sleepMs: 0, leaseMs: 30_000 };
     const producer = await openDescribed({ ...store, pool: 4 });
-    const app = runGraph(producer.store, graph);
-    const perSec = new Map<number, number[]>(PROCESSES.map((k) => [k, []]));
+    const configs = NODE_MS.flatMap((sleepMs) => PROCESSES.map((k) => ({ sleepMs, k })));
+    const key = (c: { sleepMs: number; k: number }) => `${c.sleepMs}:${c.k}`;
+    const perSec = new Map<string, number[]>(configs.map((c) => [key(c), []]));
     try {
       for (let r = 0; r < rounds; r++) {
-        for (const k of rotate([...PROCESSES], r)) {
-          for (let i = 0; i < runs; i++) await app.enqueue({ n: 0 }, { thread: `p${k}-r${r}-${i}` });
+        for (const c of rotate(configs, r)) {
+          const graph: RunGraphOptions = { steps, sleepMs: c.sleepMs, leaseMs: 30_000 };
+          const tag = `s${c.sleepMs}-p${c.k}-r${r}-`;
+          const app = runGraph(producer.store, graph);
+          for (let i = 0; i < runs; i++) await app.enqueue({ n: 0 }, { thread: `${tag}${i}` });
           const children: WorkerChild[] = [];
-          for (let i = 0; i < k; i++)
+          for (let i = 0; i < c.k; i++)
             children.push(spawnWorker({ store, graph, concurrency: CONCURRENCY, pollMs: POLL_MS }));
           try {
-            await Promise.all(children.map((c) => c.ready));
+            await Promise.all(children.map((w) => w.ready));
             const t0 = performance.now();
-            for (const c of children) c.go();
+            for (const w of children) w.go();
             while ((await producer.store.listThreads({ status: 'running', limit: 1 })).length > 0) {
               await new Promise((res) => setTimeout(res, 10));
             }
-            const seconds = (performance.now() - t0) / 1000;
-            perSec.get(k)?.push(runs / seconds);
+            perSec.get(key(c))?.push(runs / ((performance.now() - t0) / 1000));
           } finally {
-            await Promise.all(children.map((c) => c.stop()));
+            await Promise.all(children.map((w) => w.stop()));
           }
           const failed = await producer.store.listThreads({ status: 'failed', limit: 1 });
           if (failed.length > 0)
-            throw new Error(`a run failed under ${k} worker(s): ${JSON.stringify(failed[0])}`);
-          const done = await producer.store.listThreads({
-            status: 'done',
-            after: `p${k}-r${r}-`,
-            limit: runs + 1,
-          });
-          const mine = done.filter((t) => t.thread.startsWith(`p${k}-r${r}-`));
-          if (mine.length !== runs)
-            throw new Error(`${mine.length} of ${runs} runs done under ${k} worker(s)`);
+            throw new Error(`a run failed under ${key(c)}: ${JSON.stringify(failed[0])}`);
+          const done = await producer.store.listThreads({ status: 'done', after: tag, limit: runs + 1 });
+          const mine = done.filter((t) => t.thread.startsWith(tag)).length;
+          if (mine !== runs) throw new Error(`${mine} of ${runs} runs done under ${key(c)}`);
         }
       }
     } finally {
       await producer.close();
       await drop();
     }
-    const one = median(perSec.get(1) ?? []);
-    for (const k of PROCESSES) {
-      const rps = median(perSec.get(k) ?? []);
-      s.rows.push({
-        backend: 'postgres',
-        side: 'flow',
-        label: `${k} worker process${k === 1 ? '' : 'es'}`,
-        values: { runsPerSec: rps, stepsPerSec: rps * steps, scaling: rps / one },
-      });
+    for (const sleepMs of NODE_MS) {
+      const one = median(perSec.get(key({ sleepMs, k: 1 })) ?? []);
+      for (const k of PROCESSES) {
+        const rps = median(perSec.get(key({ sleepMs, k })) ?? []);
+        s.rows.push({
+          backend: 'postgres',
+          side: 'flow',
+          label: `${k} worker process${k === 1 ? '' : 'es'}, ${sleepMs === 0 ? 'trivial nodes' : `${sleepMs} ms nodes`}`,
+          values: { runsPerSec: rps, stepsPerSec: rps * steps, scaling: rps / one, nodeMs: sleepMs },
+        });
+      }
     }
     progress(
-      `workers: ${PROCESSES.map((k) => `${k}: ${median(perSec.get(k) ?? []).toFixed(1)} runs/s`).join(' · ')}`,
+      `workers: ${s.rows.map((row) => `${row.label} ${formatNumber(row.values.runsPerSec)} runs/s`).join(' · ')}`,
     );
   });
   rec.add(s);
