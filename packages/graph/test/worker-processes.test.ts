@@ -70,6 +70,34 @@ describe.each(allBackends().filter((b) => b.openInChild))(
       expect(runs).toEqual(['0 dead', '1 dead', '2 worker', '3 worker']);
     });
 
+    it('a run alive in another process is never taken over, however long it runs; once that process dies it is', {
+      timeout: 60_000,
+    }, async () => {
+      const { checkpointer, store } = await open();
+      const trace = newTrace();
+      const c = child(store, { steps: 3, trace, hangAt: 1, leaseMs: 300 }, 'invoke', { thread: 'alive' });
+      await c.line(/^hanging alive/);
+      const app = counter(engine, checkpointer, { steps: 3, trace });
+      const log: string[] = [];
+      const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
+      worker.start();
+      // Four lease lengths: only the other process's renewals keep its lease live.
+      await new Promise((r) => setTimeout(r, 1_200));
+      expect(
+        traced(trace).map(([, step, pid]) => `${step} ${pid === String(process.pid) ? 'worker' : 'owner'}`),
+      ).toEqual(['0 owner', '1 owner']);
+      expect(await checkpointer.getLease('alive')).toMatchObject({ pid: c.process.pid });
+      c.process.kill('SIGKILL');
+      await c.exited;
+      await until(
+        async () => (await checkpointer.get('alive'))?.done === true,
+        'the run after its owner died',
+      );
+      await worker.stop();
+      expect(log).toEqual([]);
+      expect(traced(trace).filter(([, , pid]) => pid === String(process.pid)).length).toBe(2);
+    });
+
     it('three worker processes on one store run every enqueued run to the end, each step once', {
       timeout: 90_000,
     }, async () => {
