@@ -116,6 +116,15 @@ export class FlowSaver extends BaseCheckpointSaver {
     const beforeId: string | undefined = before?.configurable?.checkpoint_id || undefined;
     const onlyId: string | undefined = c.checkpoint_id || undefined;
     const threadId = c.thread_id === undefined || c.thread_id === null ? undefined : String(c.thread_id);
+    if (threadId !== undefined && ns !== undefined && onlyId !== undefined) {
+      // One checkpoint: found by id, not by reading the thread.
+      const thread = flowThreadOf(threadId, ns);
+      const cp = await this.#byId({ threadId, ns, thread }, onlyId);
+      if (cp === undefined || (beforeId !== undefined && !(onlyId < beforeId))) return;
+      const metadata = (await loadValue(this.serde, stateOf(cp).metadata)) as CheckpointMetadata;
+      if (filter === undefined || matchesFilter(metadata, filter)) yield await this.#tuple(cp, metadata);
+      return;
+    }
     for await (const thread of threadId === undefined ? this.#allThreads() : this.#threadsOf(threadId, ns)) {
       for await (const cp of this.#records(thread)) {
         const facts = factsOf(cp);

@@ -72,3 +72,33 @@ describe.each(allBackends().filter((b) => b.name === 'sqlite' || b.name === 'pos
     }, 60_000);
   },
 );
+
+describe.each(allBackends().filter((b) => b.name === 'memory' || b.name === 'redis'))(
+  'list with a checkpoint_id on $name',
+  (backend) => {
+    it('returns that checkpoint alone, filtered like any other, without reading the thread', async () => {
+      const { store } = await backend.create();
+      const ids = await seed(new FlowSaver(store), 'short');
+      const { store: counted, reads } = counting(store);
+      const saver = new FlowSaver(counted);
+      const listed = async (options: { filter?: Record<string, unknown>; before?: string } = {}) => {
+        const out = [];
+        for await (const t of saver.list(
+          { configurable: { thread_id: 'short', checkpoint_ns: '', checkpoint_id: ids[150] } },
+          {
+            filter: options.filter,
+            before: options.before ? { configurable: { checkpoint_id: options.before } } : undefined,
+          },
+        ))
+          out.push(t.checkpoint.channel_values);
+        return out;
+      };
+      expect(await listed()).toEqual([{ i: 150 }]);
+      expect(reads.list).toBeLessThanOrEqual(1 + Math.ceil(Math.log2(STEPS)));
+      expect(await listed({ filter: { step: 150 } })).toEqual([{ i: 150 }]);
+      expect(await listed({ filter: { step: 3 } })).toEqual([]);
+      expect(await listed({ before: ids[150] })).toEqual([]);
+      expect(await listed({ before: ids[151] })).toEqual([{ i: 150 }]);
+    }, 60_000);
+  },
+);
