@@ -17,6 +17,8 @@ export interface WorkerChild {
   readonly ready: Promise<void>;
   /** Starts its worker. */
   go(): void;
+  /** Stops its worker (it drains) and resolves once it has; the process stays, for another `go`. */
+  pause(): Promise<void>;
   /** Stops its worker (it drains) and waits for the process to exit. */
   stop(): Promise<void>;
   /** SIGKILLs it and waits for the exit. */
@@ -33,19 +35,35 @@ export function spawnWorker(args: WorkerProcessArgs): WorkerChild {
     err += c;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      out += c;
-      if (out.includes('ready\n')) resolve();
-    });
-    void exited.then(() => reject(new Error(`worker process exited before it was ready: ${err.trim()}`)));
+  let out = '';
+  const waiters: { line: string; seen: number; resolve: () => void }[] = [];
+  const count = (line: string) => out.split('\n').filter((l) => l === line).length;
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+    for (const w of [...waiters]) {
+      if (count(w.line) > w.seen) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
   });
+  /** Resolves when `line` is printed once more than it has been so far. */
+  const next = (line: string) =>
+    new Promise<void>((resolve, reject) => {
+      waiters.push({ line, seen: count(line), resolve });
+      void exited.then(() => reject(new Error(`worker process exited before "${line}": ${err.trim()}`)));
+    });
+  const ready = next('ready');
   return {
     pid: child.pid ?? -1,
     ready,
     exited,
     go: () => child.stdin.write('go\n'),
+    async pause() {
+      const paused = next('paused');
+      child.stdin.write('pause\n');
+      await paused;
+    },
     async stop() {
       child.stdin.write('stop\n');
       await exited;

@@ -38,20 +38,27 @@ export async function openDescribed(
   };
 }
 
+/** The state of a bench run: the counter, and how long each node waits (set at enqueue; else the graph's). */
+export interface RunState {
+  n: number;
+  sleepMs?: number;
+}
+
 /** The graph the worker workloads run: `a` and `b` take turns adding 1 to `n` until it reaches `steps`. */
 export interface RunGraphOptions {
   steps: number;
-  /** Each node waits this long (a stand-in for real work). */
+  /** Each node waits this long (a stand-in for real work), unless the run's state says otherwise. */
   sleepMs: number;
   leaseMs: number;
 }
 
-export function runGraph(checkpointer: Checkpointer, o: RunGraphOptions): CompiledGraph<{ n: number }> {
-  const node = async (s: { n: number }) => {
-    if (o.sleepMs > 0) await new Promise((r) => setTimeout(r, o.sleepMs));
+export function runGraph(checkpointer: Checkpointer, o: RunGraphOptions): CompiledGraph<RunState> {
+  const node = async (s: RunState) => {
+    const ms = s.sleepMs ?? o.sleepMs;
+    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
     return { n: s.n + 1 };
   };
-  return new StateGraph<{ n: number }>()
+  return new StateGraph<RunState>()
     .addNode('a', node)
     .addNode('b', node)
     .addEdge(START, 'a')

@@ -1,5 +1,5 @@
 // A worker process of the worker workloads: `node worker-process.js '<WorkerProcessArgs JSON>'`. It opens the
-// store, prints `ready`, starts its worker on a `go` line and, on a `stop` line, stops it and exits.
+// store, prints `ready`, then follows the commands it reads on stdin (below).
 import { syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import { createWorker } from '@flow/graph';
@@ -19,18 +19,29 @@ const worker = createWorker(runGraph(store, args.graph), {
   log: (line) => process.stderr.write(`${line}\n`),
 });
 process.stdout.write('ready\n');
+// Commands, one per line: `go` starts the worker, `pause` stops it (it drains) and prints `paused`, `stop`
+// stops it and exits.
 let buffer = '';
-process.stdin.setEncoding('utf8').on('data', async (chunk: string) => {
+let queue = Promise.resolve();
+process.stdin.setEncoding('utf8').on('data', (chunk: string) => {
   buffer += chunk;
-  if (buffer.includes('go\n')) {
-    buffer = buffer.replace('go\n', '');
+  for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+    const command = buffer.slice(0, i).trim();
+    buffer = buffer.slice(i + 1);
+    queue = queue.then(() => run(command));
+  }
+});
+
+async function run(command: string): Promise<void> {
+  if (command === 'go') {
     worker.start();
     process.stdout.write('started\n');
-  }
-  if (buffer.includes('stop\n')) {
-    buffer = '';
+  } else if (command === 'pause') {
+    await worker.stop();
+    process.stdout.write('paused\n');
+  } else if (command === 'stop') {
     await worker.stop();
     await close();
     process.exit(0);
   }
-});
+}

@@ -61,27 +61,28 @@ export async function workerThroughput(
     const configs = NODE_MS.flatMap((sleepMs) => PROCESSES.map((k) => ({ sleepMs, k })));
     const key = (c: { sleepMs: number; k: number }) => `${c.sleepMs}:${c.k}`;
     const perSec = new Map<string, number[]>(configs.map((c) => [key(c), []]));
+    // One set of processes for every configuration: a configuration starts the first k and pauses them after.
+    const graph: RunGraphOptions = { steps, sleepMs: 0, leaseMs: 30_000 };
+    const app = runGraph(producer.store, graph);
+    const most = Math.max(...PROCESSES);
+    const children: WorkerChild[] = [];
     try {
+      for (let i = 0; i < most; i++)
+        children.push(spawnWorker({ store, graph, concurrency: CONCURRENCY, pollMs: POLL_MS }));
+      await Promise.all(children.map((w) => w.ready));
       for (let r = 0; r < rounds; r++) {
         for (const c of rotate(configs, r)) {
-          const graph: RunGraphOptions = { steps, sleepMs: c.sleepMs, leaseMs: 30_000 };
           const tag = `s${c.sleepMs}-p${c.k}-r${r}-`;
-          const app = runGraph(producer.store, graph);
-          for (let i = 0; i < runs; i++) await app.enqueue({ n: 0 }, { thread: `${tag}${i}` });
-          const children: WorkerChild[] = [];
-          for (let i = 0; i < c.k; i++)
-            children.push(spawnWorker({ store, graph, concurrency: CONCURRENCY, pollMs: POLL_MS }));
-          try {
-            await Promise.all(children.map((w) => w.ready));
-            const t0 = performance.now();
-            for (const w of children) w.go();
-            while ((await producer.store.listThreads({ status: 'running', limit: 1 })).length > 0) {
-              await new Promise((res) => setTimeout(res, 10));
-            }
-            perSec.get(key(c))?.push(runs / ((performance.now() - t0) / 1000));
-          } finally {
-            await Promise.all(children.map((w) => w.stop()));
+          for (let i = 0; i < runs; i++)
+            await app.enqueue({ n: 0, sleepMs: c.sleepMs }, { thread: `${tag}${i}` });
+          const active = children.slice(0, c.k);
+          const t0 = performance.now();
+          for (const w of active) w.go();
+          while ((await producer.store.listThreads({ status: 'running', limit: 1 })).length > 0) {
+            await new Promise((res) => setTimeout(res, 10));
           }
+          perSec.get(key(c))?.push(runs / ((performance.now() - t0) / 1000));
+          await Promise.all(active.map((w) => w.pause()));
           const failed = await producer.store.listThreads({ status: 'failed', limit: 1 });
           if (failed.length > 0)
             throw new Error(`a run failed under ${key(c)}: ${JSON.stringify(failed[0])}`);
@@ -91,6 +92,7 @@ export async function workerThroughput(
         }
       }
     } finally {
+      await Promise.all(children.map((w) => w.stop()));
       await producer.close();
       await drop();
     }
