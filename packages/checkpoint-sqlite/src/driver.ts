@@ -10,6 +10,8 @@ export interface SqliteDatabase {
   readonly memory: boolean;
   /** `false` once the connection is closed. */
   readonly open: boolean;
+  /** Whether a transaction is open on the connection. */
+  readonly inTransaction: boolean;
   prepare(source: string): SqliteStatement;
   exec(source: string): unknown;
   pragma(source: string, options?: { simple?: boolean }): unknown;

@@ -17,6 +17,7 @@ import {
 import Database from 'better-sqlite3';
 import { configure } from './connection.js';
 import type { SqliteDatabase } from './driver.js';
+import { GroupCommit } from './group-commit.js';
 import { type ConnectionSettings, connectionSettings, type SqliteCheckpointerOptions } from './options.js';
 import { createPrivateFile } from './private-file.js';
 import { type CheckpointRow, rowToRecord, rowToThreadInfo, type ThreadRow, writeParams } from './rows.js';
@@ -50,8 +51,8 @@ function isDatabase(value: unknown): value is SqliteDatabase {
 }
 
 /**
- * A checkpointer on SQLite through better-sqlite3: WAL, one `BEGIN IMMEDIATE` transaction per write, statements
- * prepared once, and a thread summary table so `listThreads` never reads state. Several processes may share
+ * A checkpointer on SQLite through better-sqlite3: WAL, `BEGIN IMMEDIATE` transactions, puts of concurrent runs
+ * grouped into one commit (each still atomic and conditional on its own), statements prepared once, and a thread summary table so `listThreads` never reads state. Several processes may share
  * one file; conditional puts stay exactly-once across them.
  *
  * @example
@@ -66,6 +67,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   readonly #settings: ConnectionSettings;
   #db: SqliteDatabase | undefined;
   #statements: Statements | undefined;
+  #group: GroupCommit | undefined;
   #write: ((params: WriteParams, ifRevision: number | undefined) => number) | undefined;
   #remove: ((thread: string) => number) | undefined;
   #writeWith:
@@ -116,6 +118,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     await migrate(db);
     const s = prepareStatements(db);
     this.#statements = s;
+    this.#group = new GroupCommit(db);
     const put = (params: WriteParams, ifRevision: number | undefined) => {
       const row = (
         ifRevision === undefined
@@ -182,24 +185,29 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     ).immediate;
   }
 
-  // better-sqlite3 is synchronous, so the storage operations return plain values: no promise, no tick.
-  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): number {
-    return this.#write!(writeParams(record), ifRevision);
+  // Puts (and a node's writes) join a group commit: concurrent runs share one transaction and one fsync.
+  protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
+    const params = writeParams(record);
+    return this.#group!.add(() => this.#write!(params, ifRevision));
   }
 
   protected override writeRecordWithWrites(
     record: CheckpointRecord,
     ifRevision: number | undefined,
     writes: WriteRecord[],
-  ): number {
-    return this.#writeWith!(writeParams(record), ifRevision, writes);
+  ): Promise<number> {
+    const params = writeParams(record);
+    return this.#group!.add(() => this.#writeWith!(params, ifRevision, writes));
   }
 
-  protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): void {
-    this.#addWrites!(thread, step, writes);
+  protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+    return this.#group!.add(() => this.#addWrites!(thread, step, writes));
   }
 
+  // Every other operation commits the queued writes first, so it sees them in the order they were issued.
+  // better-sqlite3 is synchronous, so these return plain values: no promise, no tick.
   protected override readWrites(thread: string, step: number): WriteRecord[] {
+    this.#group!.flush();
     return this.#statements!.writesAt.all({ thread, step }) as WriteRecord[];
   }
 
@@ -208,24 +216,29 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     lease: LeaseRecord,
     replace: string | undefined,
   ): LeaseResult {
+    this.#group!.flush();
     return this.#lease!(thread, lease, replace);
   }
 
   protected override extendLease(thread: string, owner: string, ttlMs: number): boolean {
+    this.#group!.flush();
     const now = Date.now();
     return this.#statements!.extendLease.run({ thread, owner, now, expiresMs: now + ttlMs }).changes === 1;
   }
 
   protected override dropLease(thread: string, owner: string): void {
+    this.#group!.flush();
     this.#statements!.dropLease.run({ thread, owner });
   }
 
   protected override readLease(thread: string): Lease | undefined {
+    this.#group!.flush();
     const held = this.#statements!.leaseOf.get({ thread }) as StoredLease | undefined;
     return held !== undefined && held.expiresMs > Date.now() ? toLease(thread, held) : undefined;
   }
 
   protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
+    this.#group!.flush();
     const s = this.#statements!;
     const row = (step === undefined ? s.latest.get(thread) : s.at.get(thread, step)) as
       | CheckpointRow
@@ -234,6 +247,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 
   protected readRecords(thread: string, opts: ListOptions): CheckpointRecord[] {
+    this.#group!.flush();
     const rows = this.#statements!.list.all(
       thread,
       opts.beforeStep ?? MAX_STEP + 1,
@@ -243,6 +257,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 
   protected readThreads(opts: ListThreadsOptions): ThreadInfo[] {
+    this.#group!.flush();
     // Every thread id is non-empty, so `> ''` is "from the start".
     const rows = this.#statements!.threads[opts.status ?? 'any'].all(
       opts.after ?? '',
@@ -252,10 +267,12 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 
   protected removeThread(thread: string): number {
+    this.#group!.flush();
     return this.#remove!(thread);
   }
 
   protected removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): number {
+    this.#group!.flush();
     return this.#prune!({
       thread,
       beforeStep: bounds.beforeStep ?? null,
@@ -264,6 +281,9 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   }
 
   protected async release(): Promise<void> {
+    // Writes still queued are committed (or rejected) before the connection goes.
+    this.#group?.flush();
+    this.#group = undefined;
     this.#statements = undefined;
     this.#write = undefined;
     this.#remove = undefined;

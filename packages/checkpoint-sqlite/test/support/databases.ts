@@ -46,6 +46,9 @@ export function recordingDb(db: Database.Database): SqliteDatabase & { prepared:
     get open() {
       return db.open;
     },
+    get inTransaction() {
+      return db.inTransaction;
+    },
     prepare(source) {
       prepared.push(source);
       return db.prepare(source);
