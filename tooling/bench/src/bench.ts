@@ -7,6 +7,7 @@ import { Recorder } from './report/recorder.js';
 import { type BenchResult, writeResult } from './report/results.js';
 import { renderSection } from './report/table.js';
 import { evaluateTargets, renderTargets } from './report/targets.js';
+import { sqliteNormalSuite } from './stores/sqlite.js';
 import { openSuites } from './suites.js';
 import { concurrency } from './workloads/concurrency.js';
 import { durableNodes } from './workloads/durable-nodes.js';
@@ -78,6 +79,10 @@ export async function runBench(
     if (runs('w7')) await durableNodes(ctx, suites, rec);
     if (runs('conc')) await concurrency(ctx, suites, rec);
     if (runs('w9')) await toolOutputs(ctx, suites, rec);
+    if (runs('normal') && options.backends.includes('sqlite')) {
+      const normal = { id: 'normal', title: "SQLite synchronous: 'normal' on both sides" };
+      await putsAndReads(ctx, [sqliteNormalSuite(ctx)], rec, { w1: true, w3: true }, normal);
+    }
     if (runs('enc')) await encryption(ctx, suites, rec);
     if (runs('lease')) await leaseOverhead(ctx, suites, rec);
     if (runs('workers')) await workerThroughput(ctx, suites, rec);

@@ -11,6 +11,7 @@ export const WORKLOADS = [
   'w7',
   'conc',
   'w9',
+  'normal',
   'enc',
   'lease',
   'workers',
@@ -237,7 +238,7 @@ export function usage(): string {
     (k) => `  --${k.padEnd(14)} N   (full ${FULL_SIZES[k]}, quick ${QUICK_SIZES[k]})`,
   );
   return [
-    'usage: pnpm bench [--quick] [--only w1,...,w7,w9,conc,enc,lease,workers,recovery,lg] [--backends memory,sqlite,postgres,redis,file]',
+    'usage: pnpm bench [--quick] [--only w1,...,w7,w9,normal,conc,enc,lease,workers,recovery,lg] [--backends memory,sqlite,postgres,redis,file]',
     '                  [--out DIR | --no-write] [--<size> N ...]',
     '',
     '  --quick            smoke sizes (about a minute); exits non-zero only when a workload throws',

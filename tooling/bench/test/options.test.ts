@@ -17,6 +17,7 @@ describe('parseOptions', () => {
       'w7',
       'conc',
       'w9',
+      'normal',
       'enc',
       'lease',
       'workers',

@@ -115,7 +115,7 @@ function storageTargets(sections: readonly Section[]): TargetResult[] {
     ...valueTarget(
       sections,
       "get ≥ 0.8× raw, synchronous: 'normal' both (W3)",
-      'w3-normal',
+      'w3-get-normal',
       ['sqlite'],
       (r) => r.ratio,
       (v) => v >= 0.8,

@@ -10,16 +10,16 @@ import type { StoreSubject, SubjectFactory } from './types.js';
  * so both pay the same fsync per commit. Reads use the primary key; the thread scan is a covering
  * `GROUP BY` on it, which never touches state.
  */
-export function rawSqlite(ctx: BenchContext): SubjectFactory {
+export function rawSqlite(ctx: BenchContext, synchronous: 'FULL' | 'NORMAL' = 'FULL'): SubjectFactory {
   return {
     side: 'raw',
-    label: 'INSERT OR REPLACE (WAL, synchronous=FULL)',
+    label: `INSERT OR REPLACE (WAL, synchronous=${synchronous})`,
     async open(): Promise<StoreSubject> {
       const path = ctx.tempPath('raw');
       const db = new Database(path);
       db.pragma('busy_timeout = 5000');
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
+      db.pragma(`synchronous = ${synchronous}`);
       db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (
         thread TEXT NOT NULL, step INTEGER NOT NULL, state TEXT NOT NULL, PRIMARY KEY (thread, step))`);
       const put = db.prepare('INSERT OR REPLACE INTO checkpoints (thread, step, state) VALUES (?, ?, ?)');

@@ -83,3 +83,18 @@ export async function sqliteSuite(
     ],
   };
 }
+
+/**
+ * W1 and W3 with `synchronous = NORMAL` on both sides (`--only normal`): with no fsync per commit, what is
+ * left is the JavaScript and SQL around the write, which the durable default hides.
+ */
+export function sqliteNormalSuite(ctx: BenchContext): BackendSuite<Checkpointer, BaseCheckpointSaver> {
+  const open = () => openFlow(ctx, { synchronous: 'normal' });
+  return {
+    id: 'sqlite',
+    subjects: [rawSqlite(ctx, 'NORMAL'), flowSubject("SqliteCheckpointer (synchronous: 'normal')", open)],
+    flowStore: open,
+    langgraphStore: undefined,
+    notes: [],
+  };
+}

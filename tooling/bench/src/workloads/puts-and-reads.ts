@@ -44,7 +44,11 @@ export async function putsAndReads(
   suites: readonly BackendSuite[],
   rec: Recorder,
   run: { w1: boolean; w3: boolean },
+  /** Another setting of the same stores: its suffix goes on every section id, its name on every title. */
+  variant?: { id: string; title: string },
 ): Promise<void> {
+  const id = (base: string) => (variant ? `${base}-${variant.id}` : base);
+  const title = (base: string) => (variant ? `${base}, ${variant.title}` : base);
   const sz = ctx.options.sizes;
   const threads = sz['w1-threads'];
   const steps = sz['w1-steps'];
@@ -55,8 +59,8 @@ export async function putsAndReads(
   const lastKb = jsonBytes(states[steps - 1]) / 1024;
 
   const w1 = section({
-    id: 'w1',
-    title: 'W1 sequential puts',
+    id: id('w1'),
+    title: title('W1 sequential puts'),
     detail:
       `${threads} threads × ${steps} steps, one put at a time; the state is a message list growing to ` +
       `${lastKb.toFixed(1)} KB (mean ${meanKb.toFixed(1)} KB).`,
@@ -65,24 +69,24 @@ export async function putsAndReads(
     better: 'higher',
   });
   const w3get = section({
-    id: 'w3-get',
-    title: 'W3 get latest',
+    id: id('w3-get'),
+    title: title('W3 get latest'),
     detail: `The latest checkpoint of each of the ${threads} W1 threads, ${rounds} rounds, state decoded.`,
     columns: latencyColumns('gets/s'),
     ratioOf: 'rate',
     better: 'higher',
   });
   const w3list = section({
-    id: 'w3-list',
-    title: `W3 list(thread, { limit: ${limit} })`,
+    id: id('w3-list'),
+    title: title(`W3 list(thread, { limit: ${limit} })`),
     detail: `The ${limit} newest checkpoints of each of the ${threads} W1 threads, ${rounds} rounds, states decoded.`,
     columns: latencyColumns('lists/s'),
     ratioOf: 'rate',
     better: 'higher',
   });
   const trips = section({
-    id: 'round-trips',
-    title: 'Round trips',
+    id: id('round-trips'),
+    title: title('Round trips'),
     detail:
       'Statements (Postgres) or commands (Redis, MULTI/EXEC included) per operation, and requests on the wire, ' +
       'counted on the client during W1 and W3.',
