@@ -1,5 +1,6 @@
 import { assertThreadId, type ThreadStatus, toPlainJson } from '@flow/core';
 import { readJsonObject } from './body.js';
+import type { Incoming, Outgoing } from './exchange.js';
 import type { GraphEntry } from './graphs.js';
 import { HttpError } from './http-error.js';
 import { type Change, diffJson } from './json-diff.js';
@@ -9,7 +10,7 @@ import { json } from './responses.js';
 
 /** What a route gets: the request, its query, the graph and thread of its path, the body limit. */
 export interface RouteContext {
-  request: Request;
+  request: Incoming;
   query: URLSearchParams;
   graph: GraphEntry;
   /** The decoded thread id; `''` for the routes without one. */
@@ -17,7 +18,7 @@ export interface RouteContext {
   maxBodyBytes: number;
 }
 
-type Route = (ctx: RouteContext) => Promise<Response>;
+type Route = (ctx: RouteContext) => Promise<Outgoing>;
 
 /** The statuses a run list can be filtered by. */
 export const RUN_STATUSES = ['running', 'interrupted', 'done', 'failed'] as const;

@@ -1,14 +1,15 @@
+import type { Incoming } from './exchange.js';
 import { HttpError } from './http-error.js';
 
 /** 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-function tooLarge(max: number): HttpError {
+export function tooLarge(max: number): HttpError {
   return new HttpError(413, 'PAYLOAD_TOO_LARGE', `the request body is over ${max} bytes`);
 }
 
-/** Reads the body as bytes, refusing (413) as soon as it passes `max`: a declared length is refused unread. */
-async function readCapped(request: Request, max: number): Promise<Uint8Array> {
+/** Reads a `Request`'s body, refusing (413) as soon as it passes `max`: a declared length is refused unread. */
+export async function readRequestBody(request: Request, max: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > max) {
     await request.body?.cancel().catch(() => {});
@@ -34,8 +35,8 @@ async function readCapped(request: Request, max: number): Promise<Uint8Array> {
 /**
  * The JSON object a request carries. An empty body reads as `{}`; anything but a JSON object is a 400.
  */
-export async function readJsonObject(request: Request, max: number): Promise<Record<string, unknown>> {
-  const bytes = await readCapped(request, max);
+export async function readJsonObject(request: Incoming, max: number): Promise<Record<string, unknown>> {
+  const bytes = await request.body(max);
   if (bytes.byteLength === 0) return {};
   let value: unknown;
   try {

@@ -2,7 +2,8 @@ import { InvalidArgumentError } from '@flow/core';
 import type { CompiledGraph } from '@flow/graph';
 import { findRoute } from './api-routes.js';
 import { bearerCheck } from './auth.js';
-import { DEFAULT_MAX_BODY_BYTES } from './body.js';
+import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './body.js';
+import { type Incoming, type Outgoing, toResponse } from './exchange.js';
 import { type GraphEntry, graphEntries } from './graphs.js';
 import { HttpError, toHttpError } from './http-error.js';
 import { decodeSegment, threadParam } from './query.js';
@@ -34,6 +35,22 @@ export type FlowHandler = (request: Request) => Promise<Response>;
 
 /** Marks a handler made with `token: false`, for `serve` to refuse non-loopback addresses. */
 export const OPEN_HANDLER: unique symbol = Symbol.for('@flow/server.open-handler');
+
+/** The handler's answers without the Fetch objects, for `serve` (see `Incoming`). */
+export const HANDLE_EXCHANGE: unique symbol = Symbol.for('@flow/server.handle-exchange');
+
+/** What `HANDLE_EXCHANGE` holds. */
+export type ExchangeHandler = (request: Incoming) => Promise<Outgoing>;
+
+/** A `Request` as the routes read it. */
+function fromRequest(request: Request): Incoming {
+  return {
+    method: request.method,
+    url: request.url,
+    header: (name) => request.headers.get(name),
+    body: (max) => readRequestBody(request, max),
+  };
+}
 
 function defaultOnError(error: unknown, request: { method: string; path: string }): void {
   // Name and code only: a message may quote state, and this line goes to logs nobody vetted.
@@ -94,7 +111,7 @@ export function createHandler(options: HandlerOptions): FlowHandler {
   const ui = loadUi();
   const graphList = { graphs: [...graphs.keys()].map((name) => ({ name })) };
 
-  async function api(request: Request, url: URL): Promise<Response> {
+  async function api(request: Incoming, url: URL): Promise<Outgoing> {
     const [, , first, graphSegment, ...rest] = url.pathname.split('/');
     if (first === 'graphs' && graphSegment === undefined) {
       if (request.method === 'GET') return json(graphList);
@@ -111,19 +128,19 @@ export function createHandler(options: HandlerOptions): FlowHandler {
     return found.route({ request, query: url.searchParams, graph, thread, maxBodyBytes });
   }
 
-  const handler: FlowHandler = async (request) => {
+  const handle: ExchangeHandler = async (request) => {
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
       return errorResponse(new HttpError(400, 'INVALID_ARGUMENT', 'the request URL is malformed'));
     }
-    const allowed = cors.length === 0 ? undefined : corsHeaders(cors, request.headers.get('origin'));
+    const allowed = cors.length === 0 ? undefined : corsHeaders(cors, request.header('origin'));
     const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
-    let response: Response;
+    let response: Outgoing;
     if (isApi && request.method === 'OPTIONS' && allowed !== undefined) {
-      response = new Response(null, { status: 204 });
-    } else if (isApi && !authorized(request.headers.get('authorization'))) {
+      response = { status: 204, headers: {}, body: null };
+    } else if (isApi && !authorized(request.header('authorization'))) {
       response = errorResponse(
         new HttpError(401, 'UNAUTHORIZED', 'send the server token as "Authorization: Bearer <token>"'),
       );
@@ -138,9 +155,11 @@ export function createHandler(options: HandlerOptions): FlowHandler {
         response = errorResponse(answer);
       }
     }
-    if (allowed !== undefined) for (const [k, v] of Object.entries(allowed)) response.headers.set(k, v);
+    if (allowed !== undefined) Object.assign(response.headers, allowed);
     return response;
   };
+  const handler: FlowHandler = async (request) => toResponse(await handle(fromRequest(request)));
+  Object.defineProperty(handler, HANDLE_EXCHANGE, { value: handle });
   Object.defineProperty(handler, OPEN_HANDLER, { value: options.token === false });
   return handler;
 }

@@ -1,5 +1,5 @@
+import type { Outgoing } from './exchange.js';
 import { errorBody, type HttpError } from './http-error.js';
-import { responseWithBody } from './known-body.js';
 
 /** Headers of every API answer: never cached, never sniffed as something else. */
 const API_HEADERS = {
@@ -9,13 +9,13 @@ const API_HEADERS = {
 };
 
 /** A JSON answer. */
-export function json(body: unknown, status = 200): Response {
-  return responseWithBody(JSON.stringify(body), { status, headers: API_HEADERS });
+export function json(body: unknown, status = 200): Outgoing {
+  return { status, headers: { ...API_HEADERS }, body: JSON.stringify(body) };
 }
 
 /** The JSON answer of an error. */
-export function errorResponse(error: HttpError): Response {
-  const response = json(errorBody(error), error.status);
-  if (error.status === 401) response.headers.set('www-authenticate', 'Bearer');
-  return response;
+export function errorResponse(error: HttpError): Outgoing {
+  const answer = json(errorBody(error), error.status);
+  if (error.status === 401) answer.headers['www-authenticate'] = 'Bearer';
+  return answer;
 }

@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { InvalidArgumentError } from '@flow/core';
-import { type FlowHandler, OPEN_HANDLER } from './handler.js';
-import { knownBody } from './known-body.js';
+import { tooLarge } from './body.js';
+import type { Incoming, Outgoing } from './exchange.js';
+import { type ExchangeHandler, type FlowHandler, HANDLE_EXCHANGE, OPEN_HANDLER } from './handler.js';
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -72,12 +73,75 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     res.end();
     return;
   }
-  // The handler's answers are small JSON documents and files: one write with its length is the cheapest
-  // (no chunked encoding, no turn of the event loop per chunk), from the text they were made of when the
-  // handler made them.
-  const body = knownBody(response) ?? Buffer.from(await response.arrayBuffer());
-  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  // Small JSON documents and files, mostly: one write with its length is the cheapest (no chunked
+  // encoding, no turn of the event loop per chunk).
+  const body = Buffer.from(await response.arrayBuffer());
+  headers['content-length'] = String(body.byteLength);
   res.writeHead(response.status, headers);
+  res.end(body);
+}
+
+/** A header of node:http's request (duplicates joined as the Fetch API joins them). */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Reads node:http's request body, refusing (413) once past `max`: a declared length is refused unread. */
+function readBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
+  if (Number(req.headers['content-length']) > max) return Promise.reject(tooLarge(max));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        done();
+        req.pause(); // the rest is never read: the answer closes the connection (see writeOutgoing)
+        reject(tooLarge(max));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const onClose = () => onError(new Error('the client went away before the body ended'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** node:http's request as the routes read it: no `Request`, no web stream. */
+function toIncoming(req: IncomingMessage, base: string): Incoming {
+  return {
+    method: req.method ?? 'GET',
+    url: base + (req.url ?? '/'),
+    header: (name) => headerOf(req, name),
+    body: (max) => readBody(req, max),
+  };
+}
+
+/** Writes an answer of the handler's in one piece, with its length. */
+function writeOutgoing(out: Outgoing, req: IncomingMessage, res: ServerResponse): void {
+  const headers: Record<string, string> = out.headers;
+  const body = out.body ?? '';
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  // A body left unread (refused as too large) is not drained: the connection ends with the answer.
+  if (!req.complete) headers.connection = 'close';
+  res.writeHead(out.status, headers);
   res.end(body);
 }
 
@@ -110,10 +174,18 @@ export async function serve(handler: FlowHandler, options: ServeOptions = {}): P
         'give it a token to listen there',
     );
   }
+  // The handler of createHandler answers without Fetch objects here; any other handler gets a Request.
+  const exchange = (handler as unknown as Record<symbol, ExchangeHandler | undefined>)[HANDLE_EXCHANGE];
   let base = '';
   const server = createServer((req, res) => {
     if (open && !isLoopbackHost(hostName(req.headers.host))) {
       plain(res, 401, 'UNAUTHORIZED', 'without a token this server answers only to a loopback Host');
+      return;
+    }
+    if (exchange !== undefined) {
+      exchange(toIncoming(req, base))
+        .then((out) => writeOutgoing(out, req, res))
+        .catch(() => plain(res, 500, 'INTERNAL', 'internal error: the server could not answer this request'));
       return;
     }
     const aborted = new AbortController();

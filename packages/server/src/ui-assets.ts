@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { responseWithBody } from './known-body.js';
+import type { Outgoing } from './exchange.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -28,7 +28,7 @@ interface Asset {
 }
 
 /** The UI's files (`ui/` of this package), read once: `/` is the page, `/ui/<file>` the rest. */
-export function loadUi(): (path: string) => Response | undefined {
+export function loadUi(): (path: string) => Outgoing | undefined {
   const dir = new URL('../ui/', import.meta.url);
   const assets = new Map<string, Asset>();
   for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
@@ -42,6 +42,6 @@ export function loadUi(): (path: string) => Response | undefined {
   return (path) => {
     const asset = assets.get(path);
     if (asset === undefined) return undefined;
-    return responseWithBody(asset.body, { headers: { ...PAGE_HEADERS, 'content-type': asset.type } });
+    return { status: 200, headers: { ...PAGE_HEADERS, 'content-type': asset.type }, body: asset.body };
   };
 }

@@ -1,3 +1,4 @@
 import { describeApi } from './support/describe-api.js';
 
 describeApi('sqlite');
+describeApi('sqlite', 'fetch');

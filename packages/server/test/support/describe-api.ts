@@ -16,9 +16,13 @@ function expectError(answer: Answer, status: number, code: string) {
   expect(JSON.stringify(answer.body)).not.toMatch(/\n\s+at |\.ts:\d+|\.js:\d+/);
 }
 
-/** Registers every route and error answer of the API against one kind of real store, over real HTTP. */
-export function describeApi(kind: StoreKind): void {
-  describe(`the HTTP API on ${kind}`, () => {
+/**
+ * Registers every route and error answer of the API against one kind of real store, over real HTTP. `fetch`
+ * serves the handler wrapped in a plain function, so `serve` sees a Fetch handler like any other and every
+ * answer goes through `Request` and `Response` (the handler's own path skips them).
+ */
+export function describeApi(kind: StoreKind, via: 'serve' | 'fetch' = 'serve'): void {
+  describe(`the HTTP API on ${kind}${via === 'fetch' ? ', through the Fetch handler' : ''}`, () => {
     let fixture: StoreFixture;
     let stores: Checkpointer[];
     let server: FlowServer;
@@ -40,7 +44,7 @@ export function describeApi(kind: StoreKind): void {
         token: TOKEN,
         maxBodyBytes: 4096,
       });
-      server = await serve(handler, { port: 0 });
+      server = await serve(via === 'fetch' ? (request) => handler(request) : handler, { port: 0 });
       call = client(server.url, TOKEN);
     });
     afterAll(async () => {

@@ -1,0 +1,27 @@
+/**
+ * A request as the handler's routes read it. Both entry points make one cheaply: the Fetch handler from a
+ * `Request`, `serve` straight from node:http's request (no `Request`, no web stream), since building those
+ * objects cost about as much as a route that lists a page of runs.
+ */
+export interface Incoming {
+  readonly method: string;
+  /** The whole URL, `http://host:port/path?query`. */
+  readonly url: string;
+  /** A header's value, or null. */
+  header(name: string): string | null;
+  /** The body's bytes, refused with 413 once past `max` (a declared length over it is refused unread). */
+  body(max: number): Promise<Uint8Array>;
+}
+
+/** An answer as the routes make it: `serve` writes it as it is, the Fetch handler makes a `Response` of it. */
+export interface Outgoing {
+  status: number;
+  /** Lower-case names; each answer has its own object, so headers may be added to it. */
+  headers: Record<string, string>;
+  body: string | Uint8Array | null;
+}
+
+/** The Fetch `Response` of an answer. */
+export function toResponse(out: Outgoing): Response {
+  return new Response(out.body, { status: out.status, headers: out.headers });
+}
