@@ -22,6 +22,9 @@ const PAGE = 100;
 /** The longest wait between tries while the store is unreachable (unless `pollMs` is longer). */
 const MAX_BACKOFF_MS = 30_000;
 
+/** The longest wait before a worker tries again a thread whose take failed on its own. */
+const MAX_THREAD_BACKOFF_MS = 300_000;
+
 /** Another call has the run (or it is gone): not a failure of this worker. */
 const TAKEN_ELSEWHERE = new Set(['THREAD_BUSY', 'ALREADY_RESUMED', 'THREAD_NOT_FOUND', 'RUN_CANCELLED']);
 /** The run failed, and the engine recorded it on the thread. */
@@ -70,6 +73,8 @@ export function createWorker(app: CompiledGraph<any>, options?: WorkerOptions): 
 class GraphWorker implements Worker {
   readonly #inFlight = new Map<string, Promise<void>>();
   readonly #wakers = new Set<() => void>();
+  /** Threads whose last take failed for a reason of their own (not the store's), and when to try again. */
+  readonly #troubled = new Map<string, { failures: number; until: number }>();
   #session: Session | undefined;
   #loop: Promise<void> = Promise.resolve();
 
@@ -137,6 +142,7 @@ class GraphWorker implements Worker {
           if (past && compareThreadIds(thread, start) > 0) continue;
           if (session.stopping) return;
           if (this.#inFlight.has(thread)) continue;
+          if ((this.#troubled.get(thread)?.until ?? 0) > Date.now()) continue;
           const lease = await this.checkpointer.getLease(thread);
           if (lease !== undefined && !ownerIsGone(lease)) continue;
           const run = this.#take(thread, session).finally(() => {
@@ -161,6 +167,7 @@ class GraphWorker implements Worker {
         maxRecoveries,
         stopping: () => session.stopping,
       });
+      this.#troubled.delete(thread);
       if (outcome === 'poisoned') {
         this.#say(
           `run ${q(thread)} marked failed: taken up ${maxRecoveries} times without committing a step (maxRecoveries)`,
@@ -175,9 +182,15 @@ class GraphWorker implements Worker {
         this.#say(`run ${q(thread)} failed${at} (${code}), recorded on the thread`);
         return;
       }
-      this.#say(
-        `run ${q(thread)} stopped (${describe(error)}); a worker takes it up again once its lease expires`,
+      // The same thread failing again (a graph that lacks its node, a corrupt record) waits longer each
+      // time, so one bad thread costs a log line per wait, not one per poll.
+      const failures = (this.#troubled.get(thread)?.failures ?? 0) + 1;
+      const wait = Math.min(
+        this.settings.pollMs * 2 ** Math.min(failures, 30),
+        Math.max(this.settings.pollMs, MAX_THREAD_BACKOFF_MS),
       );
+      this.#troubled.set(thread, { failures, until: Date.now() + wait });
+      this.#say(`run ${q(thread)} stopped (${describe(error)}); this worker tries it again in ${wait} ms`);
     }
   }
 

@@ -162,3 +162,30 @@ describe.each(backends)('a worker with more runs than one listing page on $name'
     await worker.stop();
   });
 });
+
+describe.each(backends)('a thread a worker cannot run on $name', (backend) => {
+  it('is tried again after a wait that grows, one log line per try, and the worker goes on with others', {
+    timeout: 30_000,
+  }, async () => {
+    const checkpointer = await backend.create();
+    const old = new StateGraph<{ n: number }>()
+      .addNode('gone', (s) => ({ n: s.n + 1 }))
+      .addEdge(START, 'gone')
+      .compile({ checkpointer });
+    await old.enqueue({ n: 0 }, { thread: 'orphan' });
+    const app = counter(engine, checkpointer, { steps: 1 });
+    const log: string[] = [];
+    const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
+    worker.start();
+    await app.enqueue({ n: 0 }, { thread: 'fine' });
+    await sleep(1_300);
+    expect(await app.getState('fine')).toMatchObject({ done: true });
+    // Waits of 40, 80, 160, 320, 640 ms: a handful of tries in 1.3 s, not one per 20 ms poll.
+    const tries = log.filter((l) => l.includes('"orphan"'));
+    expect(tries.length).toBeGreaterThanOrEqual(3);
+    expect(tries.length).toBeLessThanOrEqual(7);
+    expect(tries[0]).toMatch(/GraphValidationError .*"gone".*this worker tries it again in 40 ms$/);
+    await worker.stop();
+    expect((await checkpointer.list('orphan')).map((c) => c.step)).toEqual([0]);
+  });
+});
