@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
-import { link, readFile, rm } from 'node:fs/promises';
+import { access, link, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CorruptCheckpointError, compareWrites, redactDecodeError, type WriteRecord } from '@flow/core';
-import { stageStepOf, stepFileName, stepWritesDir, WRITES_DIR } from './layout.js';
-import { hasCode, mkdirPrivate, syncDir, writeNewFile } from './private-fs.js';
+import { stageStepOf, stepFileName, stepWritesDir, TEMP_PREFIX, WRITES_DIR } from './layout.js';
+import { hasCode, mkdirPrivate, syncDir } from './private-fs.js';
 import { readStepHeader } from './step-file.js';
-import { entriesOf } from './thread-dir.js';
+import { commitFile, entriesOf, sweepTemps, writeTemp } from './thread-dir.js';
 
 /**
  * Writes on disk: one file per (step, node, key), `writes/<step>/<sha256 of node, U+0000, key>.json`. The
  * hash is the only path component taken from node and key (no id can contain U+0000, so no two pairs
- * share the text hashed), and each file holds the real node and key, checked on read. A file is created
- * with `O_EXCL` or moved in with `link`, both of which fail when the name exists: the first value stored
- * wins, across processes too.
+ * share the text hashed), and each file holds the real node and key, checked on read. A file is written
+ * whole to a temp file first and moved in with `link`, which fails when the name exists: the first value
+ * stored wins, across processes too, and a writer killed mid-write leaves only a temp file, never a torn
+ * value under the real name (readers skip temp files; the next writer sweeps them).
  */
 export function writeFileName(node: string, key: string): string {
   return `${createHash('sha256').update(`${node}\u0000${key}`, 'utf8').digest('hex')}.json`;
@@ -45,20 +46,31 @@ function decodeWrite(text: string, path: string, name: string): WriteRecord {
 
 /**
  * Creates one file per write in `dir` (which exists), skipping a (node, key) already there: the first
- * wins. Each file is fsynced; the directory too, once. Resolves with how many files it created.
+ * wins. Each file is fsynced before it gets its name; the directory too, once. Called with the thread
+ * lock held, so temp files found in `dir` belong to a crashed writer and go. Resolves with how many files
+ * it created.
  */
 export async function createWriteFiles(dir: string, writes: readonly WriteRecord[]): Promise<number> {
+  await sweepTemps(dir, await entriesOf(dir));
   let created = 0;
   for (const w of writes) {
-    try {
-      await writeNewFile(join(dir, writeFileName(w.node, w.key)), encodeWrite(w), true);
-      created++;
-    } catch (error) {
-      if (!hasCode(error, 'EEXIST')) throw error;
-    }
+    const target = join(dir, writeFileName(w.node, w.key));
+    // Checked first because file systems without hard links commit by rename, which would replace it.
+    if (await exists(target)) continue;
+    if (await commitFile(await writeTemp(dir, encodeWrite(w), true), target, true)) created++;
   }
   if (created > 0) await syncDir(dir);
   return created;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return false;
+    throw error;
+  }
 }
 
 /** Creates `writes/<step>/` in a thread directory (which exists), each level `0o700` and durable. */
@@ -81,6 +93,7 @@ export async function publishStage(threadDir: string, step: number, stage: strin
   if (names.length > 0) {
     const to = await ensureStepWritesDir(threadDir, step);
     for (const name of names) {
+      if (name.startsWith(TEMP_PREFIX)) continue; // a crashed staging writer's, never a staged value
       try {
         await link(join(from, name), join(to, name));
       } catch (error) {
