@@ -1,0 +1,12 @@
+import { mutationConfig } from './stryker.base.mjs';
+
+// The rules every backend inherits from core, checked through the memory backend's kit harness.
+export default mutationConfig({
+  target: 'core',
+  mutate: [
+    'packages/core/src/base-checkpointer.ts',
+    'packages/core/src/record.ts',
+    'packages/core/src/validation.ts',
+  ],
+  breakAt: 85,
+});

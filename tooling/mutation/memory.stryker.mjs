@@ -1,0 +1,7 @@
+import { mutationConfig } from './stryker.base.mjs';
+
+export default mutationConfig({
+  target: 'memory',
+  mutate: ['packages/checkpoint-memory/src/**/*.ts'],
+  breakAt: 90,
+});
