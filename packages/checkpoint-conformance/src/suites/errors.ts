@@ -27,6 +27,21 @@ export const errorsSuite: ConformanceSuite = {
       }
     });
 
+    it('a conflict names its backend, thread and step in the message, and carries them as fields', async () => {
+      const cp = await kit.create();
+      await cp.put(checkpoint('order-7', 13));
+      const conflict = await expectFlowError(
+        () => cp.put(checkpoint('order-7', 13), { ifRevision: 0 }),
+        'CHECKPOINT_CONFLICT',
+        'put({ ifRevision: 0 }) over a stored step',
+      );
+      // `[flow:<backend>] `: the one prefix that says which backend spoke (docs/protocol.md, "Errors").
+      expect(conflict.message).toMatch(/^\[flow:[^\]\s]+\] /);
+      expect(conflict.message).toContain('"order-7"');
+      expect(conflict.message).toContain('13');
+      expect({ ...conflict }).toMatchObject({ thread: 'order-7', step: 13, expected: 0, actual: 1 });
+    });
+
     it('invalid put options (ifRevision -1, 1.5, "1", NaN, null) reject with InvalidArgumentError and write nothing', async () => {
       const cp = await kit.create();
       await cp.put(checkpoint('t', 0, { state: 'kept' }));
@@ -86,6 +101,27 @@ export const errorsSuite: ConformanceSuite = {
         ],
       ];
       for (const [label, call] of calls) await expectFlowError(call, 'INVALID_ARGUMENT', label);
+    });
+
+    it('list and listThreads options that are not an object (null, a string, a number) reject with InvalidArgumentError', async () => {
+      const cp = await kit.create();
+      await cp.put(checkpoint('t', 0));
+      for (const [label, opts] of [
+        ['null', null],
+        ['"2"', '2'],
+        ['5', 5],
+      ] as const) {
+        await expectFlowError(
+          () => cp.list('t', opts as unknown as ListOptions),
+          'INVALID_ARGUMENT',
+          `list(t, ${label})`,
+        );
+        await expectFlowError(
+          () => cp.listThreads(opts as unknown as ListThreadsOptions),
+          'INVALID_ARGUMENT',
+          `listThreads(${label})`,
+        );
+      }
     });
   },
 };

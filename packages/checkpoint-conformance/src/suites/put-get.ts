@@ -79,6 +79,24 @@ export const putGetSuite: ConformanceSuite = {
       expect((await cp.get('t', 1))?.ts).toBe('2020-01-02T03:04:05.678Z');
     });
 
+    it('keeps a given ts as toISOString() reads it, also where Date rolls it over (24:00, 29 February of a common year, 31 April)', async () => {
+      const cp = await kit.create();
+      // The stored form is what `new Date(ts).toISOString()` prints, even for text already shaped like it.
+      const given = [
+        '2020-01-01T24:00:00.000Z',
+        '2021-02-29T00:00:00.000Z',
+        '1900-02-29T12:00:00.000Z',
+        '2000-02-29T12:00:00.000Z',
+        '2020-04-31T00:00:00.000Z',
+        '2020-12-31T23:59:59.999Z',
+      ];
+      for (const [step, ts] of given.entries()) {
+        const want = new Date(ts).toISOString();
+        expect((await cp.put(checkpoint('t', step, { ts }))).ts, ts).toBe(want);
+        expect((await cp.get('t', step))?.ts, ts).toBe(want);
+      }
+    });
+
     it('resolves put with the stored revision, ignoring the revision given on input', async () => {
       const cp = await kit.create();
       const first = await cp.put(checkpoint('t', 0, { revision: 99 }));
