@@ -172,6 +172,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
         const held = s.leaseOf.get({ thread }) as StoredLease | undefined;
         if (
           held !== undefined &&
+          // Stryker disable next-line EqualityOperator: the protocol leaves open the one millisecond at expiresAt
           held.expiresMs > now &&
           held.owner !== lease.owner &&
           held.owner !== replace
@@ -234,6 +235,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   protected override readLease(thread: string): Lease | undefined {
     this.#group!.flush();
     const held = this.#statements!.leaseOf.get({ thread }) as StoredLease | undefined;
+    // Stryker disable next-line EqualityOperator: the protocol leaves open the one millisecond at expiresAt
     return held !== undefined && held.expiresMs > Date.now() ? toLease(thread, held) : undefined;
   }
 
@@ -276,6 +278,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     return this.#prune!({
       thread,
       beforeStep: bounds.beforeStep ?? null,
+      // Stryker disable next-line ConditionalExpression: Date.parse(undefined) is NaN, which SQLite binds as NULL
       olderThan: bounds.olderThan === undefined ? null : Date.parse(bounds.olderThan),
     });
   }
