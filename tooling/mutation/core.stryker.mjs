@@ -1,6 +1,6 @@
 import { mutationConfig } from './stryker.base.mjs';
 
-// The rules every backend inherits from core, checked through the memory backend's kit harness.
+// The rules every backend inherits from core, checked through the SQLite backend's kit harnesses.
 export default mutationConfig({
   target: 'core',
   mutate: [
