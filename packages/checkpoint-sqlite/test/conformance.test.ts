@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
+import Database from 'better-sqlite3';
 import { SqliteCheckpointer } from '../src/index.js';
 
 // A temp file per created checkpointer; reopen opens a second connection on the same file, and the kit's
@@ -22,5 +23,24 @@ describeCheckpointer('sqlite', {
 // the kit reports durability and process races as not declared for this harness.
 describeCheckpointer('sqlite :memory:', {
   create: async () => new SqliteCheckpointer(':memory:'),
+  capabilities: { writes: true, leases: true, failedRuns: true },
+});
+
+// A better-sqlite3 Database handed in stays the caller's: the kit's close() must leave it open, so the
+// cleanup checks that before closing it (a teardown failure fails the test).
+const handed = new WeakMap<SqliteCheckpointer, Database.Database>();
+describeCheckpointer('sqlite, a Database passed in', {
+  create: async () => {
+    const db = new Database(join(mkdtempSync(join(tmpdir(), 'flow-kit-db-')), 'flow.db'));
+    const cp = new SqliteCheckpointer(db);
+    handed.set(cp, db);
+    return cp;
+  },
+  cleanup: async (cp) => {
+    const db = handed.get(cp)!;
+    if (!db.open) throw new Error('close() closed the Database the caller passed in');
+    db.close();
+    rmSync(dirname(db.name), { recursive: true, force: true });
+  },
   capabilities: { writes: true, leases: true, failedRuns: true },
 });
