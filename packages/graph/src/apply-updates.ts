@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@flow/core';
-import { InvalidUpdateError } from './errors.js';
+import { GRAPH, InvalidUpdateError } from './errors.js';
 import type { Reducer, State } from './types.js';
 
 type Reducers = ReadonlyMap<string, Reducer<unknown>>;
@@ -94,7 +94,7 @@ export function applyInput<S extends State>(state: S, input: Partial<S>, reducer
 /** Replaces top-level keys, no reducers: `resume`'s `patch`. */
 export function applyPatch<S extends State>(state: S, patch: Partial<S> | undefined): S {
   if (patch === undefined) return state;
-  if (!isObjectLike(patch)) throw new InvalidArgumentError('patch must be an object of state keys');
+  if (!isObjectLike(patch)) throw new InvalidArgumentError(`${GRAPH}patch must be an object of state keys`);
   const out: Record<string, unknown> = { ...state };
   for (const key of Object.keys(patch)) setOwn(out, key, (patch as Record<string, unknown>)[key]);
   return out as S;

@@ -11,7 +11,7 @@ import {
 } from '@flow/core';
 import { applyInput, applyPatch, isObjectLike } from './apply-updates.js';
 import { START } from './constants.js';
-import { AlreadyResumed, NoCheckpointer, RunCancelled, ThreadBusy, ThreadNotFound } from './errors.js';
+import { AlreadyResumed, GRAPH, NoCheckpointer, RunCancelled, ThreadBusy, ThreadNotFound } from './errors.js';
 import { forkThread } from './fork.js';
 import type { GraphSpec } from './graph-spec.js';
 import { enableAsyncContext } from './interrupt.js';
@@ -53,7 +53,7 @@ const MIN_LEASE_MS = 30;
 
 function assertSignal(signal: unknown): asserts signal is AbortSignal | undefined {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new InvalidArgumentError('signal must be an AbortSignal');
+    throw new InvalidArgumentError(`${GRAPH}signal must be an AbortSignal`);
   }
 }
 
@@ -74,10 +74,12 @@ export class CompiledGraph<S extends State = State> {
     assertInteger(maxSteps, 'maxSteps', 1, Number.MAX_SAFE_INTEGER);
     assertInteger(leaseMs, 'leaseMs', MIN_LEASE_MS, MAX_LEASE_MS);
     if (redactor !== undefined && typeof redactor !== 'function') {
-      throw new InvalidArgumentError('redactor must be a function (see createRedactor in @flow/core)');
+      throw new InvalidArgumentError(
+        `${GRAPH}redactor must be a function (see createRedactor in @flow/core)`,
+      );
     }
     if (checkpointer !== undefined && typeof checkpointer?.put !== 'function') {
-      throw new InvalidArgumentError('checkpointer must implement the Checkpointer protocol');
+      throw new InvalidArgumentError(`${GRAPH}checkpointer must implement the Checkpointer protocol`);
     }
     if (options.asyncContext === true) enableAsyncContext();
     const versioning = stateVersioningOf(options);
@@ -232,8 +234,9 @@ export class CompiledGraph<S extends State = State> {
     options: InvokeOptions,
     held: (lease: LeaseKeeper) => void,
   ): Promise<RunStart<S>> {
-    if (!isObjectLike(input)) throw new InvalidArgumentError('input must be an object of state keys');
-    if (!isObjectLike(options as unknown)) throw new InvalidArgumentError('options must be an object');
+    if (!isObjectLike(input)) throw new InvalidArgumentError(`${GRAPH}input must be an object of state keys`);
+    if (!isObjectLike(options as unknown))
+      throw new InvalidArgumentError(`${GRAPH}options must be an object`);
     const thread = options.thread ?? randomUUID();
     assertThreadId(thread);
     const { signal } = options;
@@ -287,11 +290,12 @@ export class CompiledGraph<S extends State = State> {
   ): Promise<{ start: RunStart<S> } | { result?: RunResult<S>; outcome?: TakeOutcome }> {
     const checkpointer = this.#require('resume()');
     assertThreadId(thread);
-    if (!isObjectLike(options as unknown)) throw new InvalidArgumentError('resume options must be an object');
+    if (!isObjectLike(options as unknown))
+      throw new InvalidArgumentError(`${GRAPH}resume options must be an object`);
     const { signal, interrupt: id } = options;
     assertSignal(signal);
     if (id !== undefined && typeof id !== 'string') {
-      throw new InvalidArgumentError('interrupt must be the id of a pending interrupt (a string)');
+      throw new InvalidArgumentError(`${GRAPH}interrupt must be the id of a pending interrupt (a string)`);
     }
     const latest = (await checkpointer.get(thread)) as Checkpoint<S> | undefined;
     if (latest === undefined) throw new ThreadNotFound(thread);
@@ -305,7 +309,7 @@ export class CompiledGraph<S extends State = State> {
     const before = latest.interrupted && this.#isBeforeStop(latest);
     if (options.answer !== undefined && before) {
       throw new InvalidArgumentError(
-        `thread ${JSON.stringify(thread)} stopped before node ${JSON.stringify(latest.interruptNode)} ` +
+        `${GRAPH}thread ${JSON.stringify(thread)} stopped before node ${JSON.stringify(latest.interruptNode)} ` +
           '(interruptBefore): no interrupt() call is waiting for an answer; resume it without one',
       );
     }

@@ -1,6 +1,9 @@
-import { FlowError, isFlowError } from '@flow/core';
+import { FlowError, flowPrefix, isFlowError } from '@flow/core';
 
 const q = JSON.stringify;
+
+/** `${GRAPH}`: the start of every message the engine writes. */
+export const GRAPH = flowPrefix('graph');
 
 /**
  * The engine's error codes (core's `FlowErrorCode` holds storage's). Match them with `isFlowError(e, 'NODE_FAILED')`
@@ -31,7 +34,7 @@ export class AlreadyResumed extends FlowError {
   readonly step: number;
 
   constructor(thread: string, step: number, detail: string) {
-    super('ALREADY_RESUMED', `[flow:graph] thread ${q(thread)} step ${step}: ${detail}`);
+    super('ALREADY_RESUMED', `${GRAPH}thread ${q(thread)} step ${step}: ${detail}`);
     this.thread = thread;
     this.step = step;
   }
@@ -42,7 +45,7 @@ export class ThreadNotFound extends FlowError {
   readonly thread: string;
 
   constructor(thread: string) {
-    super('THREAD_NOT_FOUND', `[flow:graph] thread ${q(thread)} not found`);
+    super('THREAD_NOT_FOUND', `${GRAPH}thread ${q(thread)} not found`);
     this.thread = thread;
   }
 }
@@ -52,7 +55,7 @@ export class ThreadBusy extends FlowError {
   readonly thread: string;
 
   constructor(thread: string, detail: string) {
-    super('THREAD_BUSY', `[flow:graph] thread ${q(thread)} ${detail}`);
+    super('THREAD_BUSY', `${GRAPH}thread ${q(thread)} ${detail}`);
     this.thread = thread;
   }
 }
@@ -60,7 +63,7 @@ export class ThreadBusy extends FlowError {
 /** The operation needs a checkpointer and the graph was compiled without one. */
 export class NoCheckpointer extends FlowError {
   constructor(operation: string) {
-    super('NO_CHECKPOINTER', `[flow:graph] ${operation} needs a checkpointer: compile({ checkpointer })`);
+    super('NO_CHECKPOINTER', `${GRAPH}${operation} needs a checkpointer: compile({ checkpointer })`);
   }
 }
 
@@ -74,7 +77,7 @@ export class StepLimitExceeded extends FlowError {
   constructor(thread: string, step: number, maxSteps: number) {
     super(
       'STEP_LIMIT',
-      `[flow:graph] thread ${q(thread)} ran ${maxSteps} super-steps without finishing (last step ${step}); ` +
+      `${GRAPH}thread ${q(thread)} ran ${maxSteps} super-steps without finishing (last step ${step}); ` +
         'resume it to go on',
     );
     this.thread = thread;
@@ -86,7 +89,7 @@ export class StepLimitExceeded extends FlowError {
 /** The graph's shape is wrong: a bad node name, an edge to an unknown node, no entry, an unreachable node. */
 export class GraphValidationError extends FlowError {
   constructor(message: string) {
-    super('INVALID_GRAPH', `[flow:graph] ${message}`);
+    super('INVALID_GRAPH', `${GRAPH}${message}`);
   }
 }
 
@@ -98,7 +101,7 @@ export class InvalidUpdateError extends FlowError {
   readonly nodes: readonly string[];
 
   constructor(message: string, args: { key?: string; nodes: readonly string[]; cause?: unknown }) {
-    super('INVALID_UPDATE', `[flow:graph] ${message}`, { cause: args.cause });
+    super('INVALID_UPDATE', `${GRAPH}${message}`, { cause: args.cause });
     this.key = args.key;
     this.nodes = Object.freeze([...args.nodes]);
   }
@@ -119,7 +122,7 @@ export class NodeError extends FlowError {
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
     super(
       'NODE_FAILED',
-      `[flow:graph] node ${q(args.node)} failed at step ${args.step} of thread ${q(args.thread)}${tries}: ${detail}`,
+      `${GRAPH}node ${q(args.node)} failed at step ${args.step} of thread ${q(args.thread)}${tries}: ${detail}`,
       { cause: args.cause },
     );
     this.node = args.node;
@@ -135,7 +138,7 @@ export class NodeTimeout extends FlowError {
   readonly timeoutMs: number;
 
   constructor(node: string, timeoutMs: number) {
-    super('NODE_TIMEOUT', `[flow:graph] node ${q(node)} did not finish within ${timeoutMs} ms`);
+    super('NODE_TIMEOUT', `${GRAPH}node ${q(node)} did not finish within ${timeoutMs} ms`);
     this.node = node;
     this.timeoutMs = timeoutMs;
   }
@@ -152,7 +155,7 @@ export class RunCancelled extends FlowError {
       reason instanceof Error ? `: ${reason.message}` : reason === undefined ? '' : `: ${String(reason)}`;
     super(
       'RUN_CANCELLED',
-      `[flow:graph] the call on thread ${q(thread)} was cancelled${why} (last committed step ${step}; resume it to go on)`,
+      `${GRAPH}the call on thread ${q(thread)} was cancelled${why} (last committed step ${step}; resume it to go on)`,
       { cause: reason },
     );
     this.thread = thread;

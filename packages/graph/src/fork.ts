@@ -8,7 +8,7 @@ import {
   isFlowError,
 } from '@flow/core';
 import { isObjectLike } from './apply-updates.js';
-import { ThreadBusy, ThreadNotFound } from './errors.js';
+import { GRAPH, ThreadBusy, ThreadNotFound } from './errors.js';
 import type { ForkOptions } from './types.js';
 
 const q = JSON.stringify;
@@ -40,7 +40,7 @@ export async function forkThread(
 ): Promise<Checkpoint> {
   assertThreadId(thread);
   if (!isObjectLike(options as unknown))
-    throw new InvalidArgumentError('fork options must be an object { step, to? }');
+    throw new InvalidArgumentError(`${GRAPH}fork options must be an object { step, to? }`);
   assertStep(options.step);
   const to = options.to ?? randomUUID();
   assertThreadId(to, 'to');
@@ -48,7 +48,7 @@ export async function forkThread(
   if (source === undefined) {
     if ((await checkpointer.get(thread)) === undefined) throw new ThreadNotFound(thread);
     throw new InvalidArgumentError(
-      `thread ${q(thread)} has no step ${options.step} (pruned, or not written yet)`,
+      `${GRAPH}thread ${q(thread)} has no step ${options.step} (pruned, or not written yet)`,
     );
   }
   if ((await checkpointer.get(to)) !== undefined)

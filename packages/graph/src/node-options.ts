@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '@flow/core';
+import { GRAPH } from './errors.js';
 import type { NodeOptions, RetryOptions } from './types.js';
 
 const q = JSON.stringify;
@@ -31,7 +32,9 @@ function number(value: unknown, what: string, min: number, max: number, integer:
     value <= max;
   if (!ok) {
     const kind = integer ? 'an integer' : 'a number';
-    throw new InvalidArgumentError(`${what} must be ${kind} from ${min} to ${max} (got ${String(value)})`);
+    throw new InvalidArgumentError(
+      `${GRAPH}${what} must be ${kind} from ${min} to ${max} (got ${String(value)})`,
+    );
   }
   return value as number;
 }
@@ -39,16 +42,18 @@ function number(value: unknown, what: string, min: number, max: number, integer:
 function retryPolicy(node: string, retry: RetryOptions): RetryPolicy | undefined {
   const at = (key: string) => `node ${q(node)}: retry.${key}`;
   if (typeof retry !== 'object' || retry === null) {
-    throw new InvalidArgumentError(`node ${q(node)}: retry must be an object { maxAttempts, ... }`);
+    throw new InvalidArgumentError(`${GRAPH}node ${q(node)}: retry must be an object { maxAttempts, ... }`);
   }
   const maxAttempts = number(retry.maxAttempts ?? 1, at('maxAttempts'), 1, 1_000_000, true);
   const initialDelayMs = number(retry.initialDelayMs ?? 100, at('initialDelayMs'), 0, MAX_DELAY_MS, false);
   const backoffFactor = number(retry.backoffFactor ?? 2, at('backoffFactor'), 1, 1_000, false);
   const maxDelayMs = number(retry.maxDelayMs ?? 10_000, at('maxDelayMs'), 0, MAX_DELAY_MS, false);
   const jitter = retry.jitter ?? true;
-  if (typeof jitter !== 'boolean') throw new InvalidArgumentError(`${at('jitter')} must be a boolean`);
+  if (typeof jitter !== 'boolean')
+    throw new InvalidArgumentError(`${GRAPH}${at('jitter')} must be a boolean`);
   const retryOn = retry.retryOn ?? (() => true);
-  if (typeof retryOn !== 'function') throw new InvalidArgumentError(`${at('retryOn')} must be a function`);
+  if (typeof retryOn !== 'function')
+    throw new InvalidArgumentError(`${GRAPH}${at('retryOn')} must be a function`);
   if (maxAttempts === 1) return undefined;
   return { maxAttempts, initialDelayMs, backoffFactor, maxDelayMs, jitter, retryOn };
 }
@@ -57,7 +62,9 @@ function retryPolicy(node: string, retry: RetryOptions): RetryPolicy | undefined
 export function nodeSettings(node: string, options: NodeOptions | undefined): NodeSettings | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidArgumentError(`node ${q(node)}: options must be an object { retry?, timeoutMs? }`);
+    throw new InvalidArgumentError(
+      `${GRAPH}node ${q(node)}: options must be an object { retry?, timeoutMs? }`,
+    );
   }
   const retry = options.retry === undefined ? undefined : retryPolicy(node, options.retry);
   const timeoutMs =

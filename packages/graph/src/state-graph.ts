@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '@flow/core';
 import { CompiledGraph } from './compiled-graph.js';
 import { END, RESERVED_NAMES, START } from './constants.js';
-import { GraphValidationError } from './errors.js';
+import { GRAPH, GraphValidationError } from './errors.js';
 import type { Branch, GraphSpec } from './graph-spec.js';
 import { type NodeSettings, nodeSettings } from './node-options.js';
 import type {
@@ -93,7 +93,8 @@ export class StateGraph<S extends State = State> {
   /** Checks the graph (`GraphValidationError`) and returns a runnable, independent snapshot of it. */
   compile(options: CompileOptions = {}): CompiledGraph<S> {
     const interruptBefore = options.interruptBefore ?? [];
-    if (!Array.isArray(interruptBefore)) throw new InvalidArgumentError('interruptBefore must be an array');
+    if (!Array.isArray(interruptBefore))
+      throw new InvalidArgumentError(`${GRAPH}interruptBefore must be an array`);
     validateGraph({ nodes: this.#nodes, edges: this.#edges, branches: this.#branches, interruptBefore });
     return new CompiledGraph(this.#snapshot(), options);
   }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, isFlowError } from '@flow/core';
-import { NodeError, NodeTimeout, RunCancelled } from './errors.js';
+import { GRAPH, NodeError, NodeTimeout, RunCancelled } from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
 import {
   asyncContextEnabled,
@@ -76,7 +76,7 @@ function assertName(name: unknown, what: string): asserts name is string {
     !name.isWellFormed()
   ) {
     throw new InvalidArgumentError(
-      `${what} must be a string of 1 to ${MAX_NAME} characters without U+0000 or lone surrogates`,
+      `${GRAPH}${what} must be a string of 1 to ${MAX_NAME} characters without U+0000 or lone surrogates`,
     );
   }
 }
@@ -94,10 +94,10 @@ async function runTask<S extends State, T>(
 ): Promise<T> {
   assertName(name, 'a task name');
   if (typeof fn !== 'function')
-    throw new InvalidArgumentError(`task ${JSON.stringify(name)} needs a function`);
+    throw new InvalidArgumentError(`${GRAPH}task ${JSON.stringify(name)} needs a function`);
   if (used.has(name)) {
     throw new InvalidArgumentError(
-      `task ${JSON.stringify(name)} already ran in this run of node ${JSON.stringify(node)}: give each task its own name`,
+      `${GRAPH}task ${JSON.stringify(name)} already ran in this run of node ${JSON.stringify(node)}: give each task its own name`,
     );
   }
   used.add(name);

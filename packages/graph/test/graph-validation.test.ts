@@ -126,6 +126,15 @@ describe('graph validation', () => {
     );
   });
 
+  it('starts the messages of bad arguments with [flow:graph], as every @flow package does', async () => {
+    const g = new StateGraph<S>().addNode('a', noop).addEdge(START, 'a');
+    expect(() => g.compile({ redactor: 'x' as never })).toThrow(
+      /^\[flow:graph\] redactor must be a function/,
+    );
+    expect(() => g.compile({ interruptBefore: 'a' as never })).toThrow(/^\[flow:graph\] interruptBefore/);
+    await expect(g.compile().invoke(1 as never)).rejects.toThrow(/^\[flow:graph\] input must be an object/);
+  });
+
   it('compiles an independent snapshot: later changes to the builder do not reach it', async () => {
     const g = new StateGraph<S>().addNode('a', () => ({ n: 1 })).addEdge(START, 'a');
     const app = g.compile();

@@ -1,5 +1,6 @@
 import { type Checkpoint, type Checkpointer, InvalidArgumentError } from '@flow/core';
 import type { CompiledGraph, RunResult } from '@flow/graph';
+import { SERVER } from './http-error.js';
 
 /** What the server needs of a compiled graph; `enqueue` and `fork` are used when the engine has them. */
 export interface ServedGraph {
@@ -25,21 +26,24 @@ export interface GraphEntry {
  */
 export function graphEntries(graphs: Record<string, CompiledGraph<any>>): Map<string, GraphEntry> {
   if (typeof graphs !== 'object' || graphs === null) {
-    throw new InvalidArgumentError('graphs must be an object of compiled graphs by name');
+    throw new InvalidArgumentError(`${SERVER}graphs must be an object of compiled graphs by name`);
   }
   const entries = new Map<string, GraphEntry>();
   for (const [name, graph] of Object.entries(graphs)) {
     const app = graph as unknown as ServedGraph;
     if (typeof app?.invoke !== 'function' || typeof app.resume !== 'function') {
       throw new InvalidArgumentError(
-        `graphs.${name} is not a compiled graph (call compile() on the StateGraph)`,
+        `${SERVER}graphs.${name} is not a compiled graph (call compile() on the StateGraph)`,
       );
     }
     if (app.checkpointer === undefined) {
-      throw new InvalidArgumentError(`graphs.${name} has no checkpointer: compile({ checkpointer })`);
+      throw new InvalidArgumentError(
+        `${SERVER}graphs.${name} has no checkpointer: compile({ checkpointer })`,
+      );
     }
     entries.set(name, { name, app, store: app.checkpointer });
   }
-  if (entries.size === 0) throw new InvalidArgumentError('graphs must name at least one compiled graph');
+  if (entries.size === 0)
+    throw new InvalidArgumentError(`${SERVER}graphs must name at least one compiled graph`);
   return entries;
 }

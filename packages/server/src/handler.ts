@@ -5,7 +5,7 @@ import { bearerCheck } from './auth.js';
 import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './body.js';
 import { type Incoming, type Outgoing, toResponse } from './exchange.js';
 import { type GraphEntry, graphEntries } from './graphs.js';
-import { HttpError, toHttpError } from './http-error.js';
+import { HttpError, SERVER, toHttpError } from './http-error.js';
 import { decodeSegment, threadParam } from './query.js';
 import { errorResponse, json } from './responses.js';
 import { loadUi } from './ui-assets.js';
@@ -73,21 +73,23 @@ function corsHeaders(origins: readonly string[], origin: string | null): Record<
 
 function checkOptions(options: HandlerOptions): void {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidArgumentError('createHandler needs { graphs, token }');
+    throw new InvalidArgumentError(`${SERVER}createHandler needs { graphs, token }`);
   }
   const { token, maxBodyBytes, corsOrigins } = options;
   if (token !== false && (typeof token !== 'string' || token === '')) {
-    throw new InvalidArgumentError('token must be a non-empty string, or false to serve without auth');
+    throw new InvalidArgumentError(
+      `${SERVER}token must be a non-empty string, or false to serve without auth`,
+    );
   }
   if (maxBodyBytes !== undefined && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)) {
-    throw new InvalidArgumentError('maxBodyBytes must be a positive integer');
+    throw new InvalidArgumentError(`${SERVER}maxBodyBytes must be a positive integer`);
   }
   if (
     corsOrigins !== undefined &&
     !(Array.isArray(corsOrigins) && corsOrigins.every((o) => typeof o === 'string'))
   ) {
     throw new InvalidArgumentError(
-      'corsOrigins must be an array of origins such as "https://ops.example.com"',
+      `${SERVER}corsOrigins must be an array of origins such as "https://ops.example.com"`,
     );
   }
 }

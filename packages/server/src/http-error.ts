@@ -1,4 +1,7 @@
-import { isFlowError } from '@flow/core';
+import { flowPrefix, isFlowError } from '@flow/core';
+
+/** `[flow:server] `: the start of the messages of errors the server throws in-process (bad options). */
+export const SERVER = flowPrefix('server');
 
 /** The `code` of an error answer: the engine's and storage's codes, and the HTTP layer's own. */
 export type ErrorCode =

@@ -5,6 +5,7 @@ import { InvalidArgumentError } from '@flow/core';
 import { tooLarge } from './body.js';
 import type { Incoming, Outgoing } from './exchange.js';
 import { type ExchangeHandler, type FlowHandler, HANDLE_EXCHANGE, OPEN_HANDLER } from './handler.js';
+import { SERVER } from './http-error.js';
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -163,14 +164,14 @@ function plain(res: ServerResponse, status: number, code: string, message: strin
 export async function serve(handler: FlowHandler, options: ServeOptions = {}): Promise<FlowServer> {
   const { port = 8787, host = '127.0.0.1' } = options;
   if (typeof handler !== 'function')
-    throw new InvalidArgumentError('serve needs a handler from createHandler');
+    throw new InvalidArgumentError(`${SERVER}serve needs a handler from createHandler`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InvalidArgumentError(`port must be an integer from 0 to 65535, got ${port}`);
+    throw new InvalidArgumentError(`${SERVER}port must be an integer from 0 to 65535, got ${port}`);
   }
   const open = (handler as unknown as Record<symbol, unknown>)[OPEN_HANDLER] === true;
   if (open && !isLoopbackHost(host)) {
     throw new InvalidArgumentError(
-      `a handler without a token (token: false) is served on a loopback address only, not ${JSON.stringify(host)}: ` +
+      `${SERVER}a handler without a token (token: false) is served on a loopback address only, not ${JSON.stringify(host)}: ` +
         'give it a token to listen there',
     );
   }

@@ -36,7 +36,9 @@ describe('createHandler and serve options', () => {
 
   it('refuses a missing or empty token, graphs that are not compiled, graphs without a checkpointer', async () => {
     const graphs = { pipeline: reviewGraph(store) };
-    expect(() => createHandler({ graphs } as never)).toThrow(/token must be a non-empty string, or false/);
+    expect(() => createHandler({ graphs } as never)).toThrow(
+      /^\[flow:server\] token must be a non-empty string, or false/,
+    );
     expect(() => createHandler({ graphs, token: '' })).toThrow(/token/);
     expect(() => createHandler({ graphs: { x: {} } as never, token: 't' })).toThrow(
       /graphs.x is not a compiled graph/,
@@ -53,7 +55,9 @@ describe('createHandler and serve options', () => {
 
   it('token: false serves the API without auth, on loopback addresses only, to loopback Host names only', async () => {
     const handler = createHandler({ graphs: { pipeline: reviewGraph(store) }, token: false });
-    await expect(serve(handler, { port: 0, host: '0.0.0.0' })).rejects.toThrow(/loopback address only/);
+    await expect(serve(handler, { port: 0, host: '0.0.0.0' })).rejects.toThrow(
+      /^\[flow:server\] .*loopback address only/,
+    );
     await expect(serve(handler, { port: 0, host: '::' })).rejects.toThrow(/loopback/);
     const server = await serve(handler, { port: 0, host: '127.0.0.1' });
     try {
