@@ -5,9 +5,8 @@ import type { BenchContext } from '../context.js';
 import { progress } from '../progress.js';
 import type { Recorder } from '../report/recorder.js';
 import { section } from '../report/section.js';
-import { median, rotate } from '../stats.js';
-import { type Counters, since, snapshot } from '../stores/counters.js';
 import type { BackendSuite, OpenedStore } from '../stores/types.js';
+import { timeCases } from './time-cases.js';
 
 export type Run = (thread: string) => Promise<void>;
 type Engine = Pick<typeof before, 'StateGraph' | 'START' | 'END'>;
@@ -45,43 +44,6 @@ export function fanOut(engine: Engine, steps: number, checkpointer: Checkpointer
     const { state } = await app.invoke({}, { thread });
     if (FAN.some((k) => state[k] !== steps)) throw new Error(`fan-out ended with ${JSON.stringify(state)}`);
   };
-}
-
-interface Case {
-  run: Run;
-  counters: Counters | undefined;
-}
-
-/**
- * One untimed run per case, then `runs` rounds in rotating order; median µs (wall and this process's CPU) and
- * statements per super-step. CPU time leaves out the waits on fsync and the network, which are the same
- * statements for both engines, and is far less moved by a busy machine than wall time.
- */
-async function time(cases: readonly Case[], steps: number, runs: number, tag: string, warmUps = 1) {
-  for (let w = 0; w < warmUps; w++) {
-    for (const [i, c] of cases.entries()) await c.run(`w7-${tag}-${i}-warm-${w}`);
-  }
-  const us = cases.map(() => [] as number[]);
-  const cpu = cases.map(() => [] as number[]);
-  const start = cases.map((c) => c.counters && snapshot(c.counters));
-  for (let r = 0; r < runs; r++) {
-    for (const i of rotate(
-      cases.map((_, j) => j),
-      r,
-    )) {
-      const c0 = process.cpuUsage();
-      const t0 = performance.now();
-      await (cases[i] as Case).run(`w7-${tag}-${i}-${r}`);
-      us[i]?.push(((performance.now() - t0) * 1000) / steps);
-      const used = process.cpuUsage(c0);
-      cpu[i]?.push((used.user + used.system) / steps);
-    }
-  }
-  return cases.map((c, i) => ({
-    us: median(us[i] as number[]),
-    cpu: median(cpu[i] as number[]),
-    stmts: c.counters && since(c.counters, start[i] as Counters).commands / (runs * steps),
-  }));
 }
 
 /**
@@ -154,14 +116,14 @@ export async function durableNodes(
         // An in-memory run takes about a millisecond: a GC pause of the growing store, or a run before the JIT
         // has optimized the engine, outweighs the engine's own cost, so memory gets many more (cheap) runs.
         const inMemory = suite.id === 'memory';
-        const [old, now] = await time(
+        const [old, now] = await timeCases(
           [
             { run: loop(before, steps, b.store), counters: b.counters },
             { run: loop(NOW, steps, a.store), counters: a.counters },
           ],
           steps,
           inMemory ? Math.max(10 * runs, 101) : runs,
-          `${suite.id}-w5`,
+          `w7-${suite.id}-w5`,
           inMemory ? 30 : 1,
         );
         cost.rows.push({
@@ -185,14 +147,14 @@ export async function durableNodes(
         );
         if (suite.id === 'memory') return;
         const [s1, s4] = [await store(), await store()];
-        const [one, four] = await time(
+        const [one, four] = await timeCases(
           [
             { run: loop(NOW, steps, s1.store), counters: s1.counters },
             { run: fanOut(NOW, steps, s4.store), counters: s4.counters },
           ],
           steps,
           runs,
-          `${suite.id}-fan`,
+          `w7-${suite.id}-fan`,
         );
         fan.rows.push({
           backend: suite.id,

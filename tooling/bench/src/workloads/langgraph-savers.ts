@@ -6,11 +6,10 @@ import type { BenchContext } from '../context.js';
 import { progress } from '../progress.js';
 import type { Recorder } from '../report/recorder.js';
 import { type Row, section } from '../report/section.js';
-import { median, rotate } from '../stats.js';
-import { type Counters, since, snapshot } from '../stores/counters.js';
 import type { BackendSuite, OpenedStore, Side } from '../stores/types.js';
 import { FAN, fanOut, NOW, type Run } from './durable-nodes.js';
 import { langgraphLoop } from './engine-graphs.js';
+import { type CaseTiming, type TimedCase, timeCases } from './time-cases.js';
 
 type Durability = 'async' | 'sync';
 
@@ -48,50 +47,16 @@ function langgraphFanOut(steps: number, checkpointer: BaseCheckpointSaver, durab
   };
 }
 
-interface Case {
+interface Case extends TimedCase {
   backend: string;
   side: Side;
   label: string;
   durability: Durability | undefined;
   /** Whether this is a `FlowSaver` case: the others compare against it. */
   flowSaver: boolean;
-  run: Run;
-  counters: Counters | undefined;
 }
 
-interface Timed {
-  c: Case;
-  us: number;
-  cpu: number;
-  stmts: number | undefined;
-}
-
-/** One untimed run per case, then `runs` rounds in rotating order: median wall and CPU µs, statements per step. */
-async function timeCases(cases: readonly Case[], steps: number, runs: number, tag: string): Promise<Timed[]> {
-  for (const [i, c] of cases.entries()) await c.run(`lg-${tag}-${i}-warm`);
-  const wall = cases.map(() => [] as number[]);
-  const cpu = cases.map(() => [] as number[]);
-  const before = cases.map((c) => c.counters && snapshot(c.counters));
-  for (let r = 0; r < runs; r++) {
-    for (const i of rotate(
-      cases.map((_, j) => j),
-      r,
-    )) {
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      await (cases[i] as Case).run(`lg-${tag}-${i}-${r}`);
-      wall[i]?.push(((performance.now() - t0) * 1000) / steps);
-      const used = process.cpuUsage(cpu0);
-      cpu[i]?.push((used.user + used.system) / steps);
-    }
-  }
-  return cases.map((c, i) => ({
-    c,
-    us: median(wall[i] as number[]),
-    cpu: median(cpu[i] as number[]),
-    stmts: c.counters && since(c.counters, before[i] as Counters).commands / (runs * steps),
-  }));
-}
+type Timed = CaseTiming<Case>;
 
 /** Rows with each LangGraph saver's time over FlowSaver's of the same backend and durability. */
 function rowsOf(timed: readonly Timed[]): Row[] {
@@ -231,10 +196,10 @@ export async function langgraphSavers(
             counters: g.counters,
           });
         }
-        const timed = await timeCases(cases, steps, runs, `${suite.id}-loop`);
+        const timed = await timeCases(cases, steps, runs, `lg-${suite.id}-loop`);
         loop.rows.push(...rowsOf(timed));
         if (fanCases.length > 0)
-          fan.rows.push(...rowsOf(await timeCases(fanCases, steps, runs, `${suite.id}-fan`)));
+          fan.rows.push(...rowsOf(await timeCases(fanCases, steps, runs, `lg-${suite.id}-fan`)));
         progress(`W8 ${suite.id}: ${timed.map((t) => `${t.us.toFixed(0)} µs`).join(' · ')}`);
       } finally {
         for (const o of open) await o.close();

@@ -4,10 +4,9 @@ import type { BenchContext } from '../context.js';
 import { progress } from '../progress.js';
 import type { Recorder } from '../report/recorder.js';
 import { section } from '../report/section.js';
-import { median, rotate } from '../stats.js';
-import { type Counters, since, snapshot } from '../stores/counters.js';
 import { withoutLeases } from '../stores/no-lease.js';
 import type { BackendSuite, OpenedStore } from '../stores/types.js';
+import { timeCases } from './time-cases.js';
 
 type Run = (thread: string) => Promise<void>;
 
@@ -24,37 +23,6 @@ function loop(steps: number, checkpointer: Checkpointer, leaseMs: number): Run {
     const { state } = await app.invoke({ n: 0 }, { thread });
     if (state.n !== steps) throw new Error(`lease loop ended with n=${state.n}, want ${steps}`);
   };
-}
-
-interface Case {
-  run: Run;
-  counters: Counters | undefined;
-}
-
-/** One untimed run per case, then `runs` rounds in rotating order: median µs and statements per super-step. */
-async function time(cases: readonly Case[], steps: number, runs: number, tag: string) {
-  for (const [i, c] of cases.entries()) await c.run(`lease-${tag}-${i}-warm`);
-  const us = cases.map(() => [] as number[]);
-  const cpu = cases.map(() => [] as number[]);
-  const start = cases.map((c) => c.counters && snapshot(c.counters));
-  for (let r = 0; r < runs; r++) {
-    for (const i of rotate(
-      cases.map((_, j) => j),
-      r,
-    )) {
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      await (cases[i] as Case).run(`lease-${tag}-${i}-${r}`);
-      us[i]?.push(((performance.now() - t0) * 1000) / steps);
-      const used = process.cpuUsage(cpu0);
-      cpu[i]?.push((used.user + used.system) / steps);
-    }
-  }
-  return cases.map((c, i) => ({
-    us: median(us[i] as number[]),
-    cpu: median(cpu[i] as number[]),
-    stmts: c.counters && since(c.counters, start[i] as Counters).commands / (runs * steps),
-  }));
 }
 
 /** A lease short enough to be renewed several times in one timed run. */
@@ -111,7 +79,7 @@ export async function leaseOverhead(
       };
       try {
         const [off, on, short] = [await store(), await store(), await store()];
-        const [tOff, tOn, tShort] = await time(
+        const [tOff, tOn, tShort] = await timeCases(
           [
             { run: loop(steps, withoutLeases(off.store), 30_000), counters: off.counters },
             { run: loop(steps, on.store, 30_000), counters: on.counters },
@@ -119,7 +87,7 @@ export async function leaseOverhead(
           ],
           steps,
           runs,
-          suite.id,
+          `lease-${suite.id}`,
         );
         if (tOff === undefined || tOn === undefined || tShort === undefined)
           throw new Error('a case did not run');
