@@ -41,6 +41,13 @@ function isPromise<T>(value: Awaitable<T>): value is Promise<T> {
 export interface BaseCheckpointerOptions {
   /** How state and interrupt payloads become text. @default jsonSerializer */
   serializer?: Serializer;
+  /**
+   * How a state is stored. `'linear'`: the parts a put shares with the thread's previous put are stored once, as
+   * chunks every later record references, so a thread's stored bytes grow with what its steps change.
+   * `'whole'`: every record holds the whole serialized state (the format of records written before chunks).
+   * Reads understand both, in any mix. @default 'linear'
+   */
+  stateStorage?: 'linear' | 'whole';
 }
 
 /**

@@ -101,3 +101,29 @@ export class StorageError extends FlowError {
     super('STORAGE', message, options);
   }
 }
+
+/**
+ * Thrown by a backend's `writeRecord` / `writeRecordWithWrites` when an id in `record.refs` is neither stored for
+ * the thread nor among `record.chunks` (the thread was deleted or pruned by another process since core last
+ * wrote it). Nothing was stored; core retries the put once with every chunk included. Its code is `STORAGE`,
+ * so should it ever reach a caller it reads like any storage failure.
+ */
+export class MissingChunkError extends StorageError {
+  readonly thread: string;
+  /** The referenced chunk id that is not stored. */
+  readonly id: string;
+
+  constructor(args: { thread: string; id: string; backend?: string }) {
+    super(
+      `${prefix(args.backend)}chunk ${JSON.stringify(args.id)} of thread ${JSON.stringify(args.thread)} ` +
+        'is referenced but not stored',
+    );
+    this.thread = args.thread;
+    this.id = args.id;
+  }
+}
+
+/** True when `error` is a `MissingChunkError`, even from another copy of core. */
+export function isMissingChunkError(error: unknown): error is MissingChunkError {
+  return isFlowError(error, 'STORAGE') && (error as Error).name === 'MissingChunkError';
+}

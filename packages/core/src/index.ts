@@ -16,6 +16,8 @@ export {
   type FlowErrorCode,
   InvalidArgumentError,
   isFlowError,
+  isMissingChunkError,
+  MissingChunkError,
   prefix as flowPrefix,
   SerializationError,
   StorageError,
@@ -40,6 +42,7 @@ export {
 export { type PlainJson, toPlainJson } from './plain-json.js';
 export {
   type CheckpointRecord,
+  type ChunkRecord,
   decodeRecord,
   decodeWrites,
   encodeRecord,

@@ -26,6 +26,27 @@ export interface CheckpointRecord {
   error: string | null;
   /** JSON text of `meta` (`'{}'` when empty). Records written before read as `'{}'`. */
   meta: string;
+  /**
+   * Ids of the stored chunks this record's `state` references (docs/writing-a-checkpointer.md, "Chunks").
+   * Absent or empty: `state` is the whole state, the format every record had before; old rows read this way.
+   */
+  refs?: readonly string[];
+  /**
+   * On write: the chunks new with this put, stored in the same atomic operation as the record (an id already
+   * stored for the thread keeps its data). On read: the backend sets it to the stored chunks of `refs`, in any
+   * order; a missing id is simply absent (core then raises `CorruptCheckpointError` naming it).
+   */
+  chunks?: readonly ChunkRecord[];
+}
+
+/**
+ * A part of a thread's state stored once and referenced by id from every record that shares it. `id` matches
+ * `[0-9A-Za-z._-]{1,40}` and is unique within the thread (core never reuses one for other data); `data` is the
+ * serializer's text, like `state`.
+ */
+export interface ChunkRecord {
+  id: string;
+  data: string;
 }
 
 function serializeField(serializer: Serializer, value: unknown, context: SerializeContext, backend?: string) {

@@ -12,14 +12,18 @@ export interface Serializer {
 /**
  * Where a value is stored, passed by core to every `serialize`/`deserialize` call it makes, so a serializer can
  * bind a value to its place (the encrypted serializer authenticates it as associated data).
- * `field` is `state`, `interruptPayload`, or `write` (then `node` and `key` name the write).
+ * `field` is `state`, `interruptPayload`, `write` (then `node` and `key` name the write), or `chunk` (then `chunk`
+ * is its id: a part of the thread's state stored once and shared by later steps, so `step` is only the step of
+ * the record being written or read, and a serializer that binds a chunk to its place binds thread and id only).
  */
 export interface SerializeContext {
   thread: string;
   step: number;
-  field: 'state' | 'interruptPayload' | 'write';
+  field: 'state' | 'interruptPayload' | 'write' | 'chunk';
   node?: string;
   key?: string;
+  /** The chunk's id, when `field` is `chunk`. */
+  chunk?: string;
 }
 
 /**
