@@ -99,6 +99,28 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER COLUMN error TYPE text USING error::text;
     `,
   },
+  {
+    version: 4,
+    name: 'thread summaries as one text',
+    sql: (s) => `
+      -- What listThreads hands back for a thread, as core's threadSummaryOf writes it ("<step> <status> <ts>",
+      -- then " <error JSON>" when failed): the listing reads two columns per thread instead of six. The ts is
+      -- Date#toISOString's form: years 0000-9999 in four digits, others signed in six (1 BC is year 0).
+      ALTER TABLE ${s}.threads ADD COLUMN info text;
+      UPDATE ${s}.threads AS t SET info = t.latest_step || ' ' || t.status || ' ' ||
+          CASE WHEN y.n BETWEEN 0 AND 9999 THEN lpad(y.n::text, 4, '0')
+               WHEN y.n > 9999 THEN '+' || lpad(y.n::text, 6, '0')
+               ELSE '-' || lpad((-y.n)::text, 6, '0') END ||
+          to_char(t.ts AT TIME ZONE 'UTC', '-MM-DD"T"HH24:MI:SS.MS"Z"') ||
+          CASE WHEN t.status = 'failed' THEN ' ' || coalesce(t.error, 'null') ELSE '' END
+        FROM (
+          SELECT thread, CASE WHEN p.y < 0 THEN p.y + 1 ELSE p.y END AS n
+          FROM (SELECT thread, extract(year FROM ts AT TIME ZONE 'UTC')::integer AS y FROM ${s}.threads) AS p
+        ) AS y
+        WHERE y.thread = t.thread;
+      ALTER TABLE ${s}.threads ALTER COLUMN info SET NOT NULL;
+    `,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -3,6 +3,7 @@ import {
   type BaseCheckpointerOptions,
   CheckpointConflict,
   type CheckpointRecord,
+  CorruptCheckpointError,
   flowPrefix,
   InvalidArgumentError,
   inTransaction,
@@ -19,6 +20,8 @@ import {
   statusOf,
   type ThreadInfo,
   type TransactionDialect,
+  threadSummaryOf,
+  UnreadableThreadSummary,
   type WriteRecord,
 } from '@flow/core';
 import type { PgPool, PgPoolClient } from './driver.js';
@@ -254,6 +257,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       record.error,
       record.meta,
       statusOf(record),
+      threadSummaryOf(record),
     ];
     const forms = writes === undefined ? this.#sql : this.#sql.withWrites;
     let statement = forms.put;
@@ -305,7 +309,18 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     const { rows } = await this.#pool.query<ThreadRow>(
       this.#bind(this.#sql.listThreads[opts.status ?? 'all'], [afterBound(opts.after), opts.limit ?? null]),
     );
-    return rows.map(toThreadInfo);
+    const threads: ThreadInfo[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      try {
+        threads[i] = toThreadInfo(row);
+      } catch (error) {
+        if (!(error instanceof UnreadableThreadSummary)) throw error;
+        const where = `${quoteIdent(this.schema)}.threads thread ${JSON.stringify(row.thread)}`;
+        throw new CorruptCheckpointError(where, error.message, { backend: this.backend });
+      }
+    }
+    return threads;
   }
 
   protected async removeThread(thread: string): Promise<number> {

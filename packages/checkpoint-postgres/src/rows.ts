@@ -2,7 +2,7 @@ import {
   type CheckpointRecord,
   type Lease,
   type ThreadInfo,
-  threadInfoOf,
+  threadInfoFromSummary,
   type WriteRecord,
 } from '@flow/core';
 import { fromEpochMs } from './timestamp.js';
@@ -21,14 +21,10 @@ export interface CheckpointRow {
   meta: string;
 }
 
-/** A thread summary row as the statements select it. */
+/** A thread summary row as listThreads selects it: the id and core's summary text. */
 export interface ThreadRow {
   thread: string;
-  latest_step: number;
-  next: string;
-  interrupted: boolean;
-  error: string | null;
-  ts: number;
+  info: string;
 }
 
 /** A lease row as the statements select it. */
@@ -57,14 +53,7 @@ export function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
 }
 
 export function toThreadInfo(row: ThreadRow): ThreadInfo {
-  return threadInfoOf({
-    thread: row.thread,
-    step: row.latest_step,
-    next: JSON.parse(row.next) as string[],
-    interrupted: row.interrupted,
-    error: row.error,
-    ts: fromEpochMs(row.ts),
-  });
+  return threadInfoFromSummary(row.thread, row.info);
 }
 
 export function toLease(thread: string, row: LeaseRow): Lease {

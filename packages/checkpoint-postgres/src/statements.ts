@@ -30,8 +30,8 @@ const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS s
   array_to_json(next)::text AS next, interrupted, interrupt_node,
   interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta`;
 
-const THREAD_COLUMNS = `thread, latest_step, array_to_json(next)::text AS next, interrupted, error,
-  ${epochMs('ts')} AS ts`;
+/** A thread as listThreads reads it: its id and the summary text core decodes (two columns, like a bare scan). */
+const THREAD_COLUMNS = 'thread, info';
 
 /**
  * Takes the thread's transaction-scoped advisory lock, keyed on a 64-bit hash of "schema.thread". Every put,
@@ -45,11 +45,11 @@ function threadLock(schema: string): string {
 
 /**
  * Parameters of every put: $1 thread, $2 step, $3 state, $4 next, $5 interrupted, $6 interrupt node,
- * $7 interrupt payload, $8 ts, $9 error, $10 meta, $11 the thread's status (core's `statusOf`); then, for the
- * conditional update, the expected revision; then, for a put with writes, three arrays of nodes, keys and
- * values. `n` counts the parameters so far.
+ * $7 interrupt payload, $8 ts, $9 error, $10 meta, $11 the thread's status (core's `statusOf`), $12 its listing
+ * summary (core's `threadSummaryOf`); then, for the conditional update, the expected revision; then, for a put
+ * with writes, three arrays of nodes, keys and values. `n` counts the parameters so far.
  */
-const PUT_PARAMS = 11;
+const PUT_PARAMS = 12;
 
 /**
  * Inserts writes for ($1, $2) from three parallel arrays starting at parameter `$first`, unless `guard` is
@@ -81,12 +81,12 @@ function put(schema: string, s: string, write: string, writesFrom?: number): str
       ${write}
       RETURNING c.revision
     ), summary AS (
-      INSERT INTO ${s}.threads AS t (thread, latest_step, next, interrupted, error, status, ts)
-      SELECT $1::text, $2::integer, $4::text[], $5::boolean, $9::text, $11::text, $8::timestamptz
+      INSERT INTO ${s}.threads AS t (thread, latest_step, next, interrupted, error, status, ts, info)
+      SELECT $1::text, $2::integer, $4::text[], $5::boolean, $9::text, $11::text, $8::timestamptz, $12::text
       FROM cp
       ON CONFLICT (thread) DO UPDATE SET
         latest_step = EXCLUDED.latest_step, next = EXCLUDED.next, interrupted = EXCLUDED.interrupted,
-        error = EXCLUDED.error, status = EXCLUDED.status, ts = EXCLUDED.ts
+        error = EXCLUDED.error, status = EXCLUDED.status, ts = EXCLUDED.ts, info = EXCLUDED.info
       WHERE EXCLUDED.latest_step >= t.latest_step
     )${writes}
     SELECT revision::float8 AS revision FROM cp`;

@@ -88,6 +88,7 @@ describe('the schema', () => {
       { version: 1, name: 'checkpoints and thread summaries' },
       { version: 2, name: 'failed runs, meta, per-step writes and leases' },
       { version: 3, name: 'error and meta as text' },
+      { version: 4, name: 'thread summaries as one text' },
     ]);
   });
 });

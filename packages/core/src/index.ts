@@ -78,6 +78,11 @@ export {
 } from './store-factory.js';
 export { compareThreadIds } from './thread-order.js';
 export {
+  threadInfoFromSummary,
+  threadSummaryOf,
+  UnreadableThreadSummary,
+} from './thread-summary.js';
+export {
   inTransaction,
   type TransactionDialect,
   type TransactionFailure,
