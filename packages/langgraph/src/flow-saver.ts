@@ -4,6 +4,7 @@ import {
   flowPrefix,
   InvalidArgumentError,
   isFlowError,
+  type PutOptions,
 } from '@flow/core';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
@@ -90,13 +91,14 @@ function knownOf(cp: FlowCheckpoint, facts: LangGraphFacts): Known {
 export class FlowSaver extends BaseCheckpointSaver {
   /** The @flow store underneath; closing it is the caller's. */
   readonly checkpointer: Checkpointer;
-  readonly #caches = new ThreadCaches();
+  readonly #caches: ThreadCaches;
 
   constructor(checkpointer: Checkpointer, options: FlowSaverOptions = {}) {
     super(options.serde);
     if (typeof checkpointer?.put !== 'function' || typeof checkpointer.getWrites !== 'function')
       throw new InvalidArgumentError(`${P}FlowSaver needs a @flow Checkpointer`);
     this.checkpointer = checkpointer;
+    this.#caches = new ThreadCaches(checkpointer);
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -329,7 +331,7 @@ export class FlowSaver extends BaseCheckpointSaver {
     const again = cache.known.get(checkpoint.id);
     if (again !== undefined) {
       // The same checkpoint again (LangGraph re-puts one on exit): it replaces itself at its step.
-      await this.checkpointer.put(build(again.step, again.sorted));
+      await this.#store(cache, build(again.step, again.sorted));
       const k = known(again.step, again.sorted);
       cache.remember(k);
       return k;
@@ -338,7 +340,7 @@ export class FlowSaver extends BaseCheckpointSaver {
       if (cache.latest === undefined) await this.#latest(where);
       const latest = cache.latest ?? null;
       if (latest !== null && latest.id === checkpoint.id) {
-        await this.checkpointer.put(build(latest.step, latest.sorted));
+        await this.#store(cache, build(latest.step, latest.sorted));
         const k = known(latest.step, latest.sorted);
         cache.remember(k);
         return k;
@@ -348,7 +350,7 @@ export class FlowSaver extends BaseCheckpointSaver {
       // Reserved before the write, so another put of this process takes the step after.
       cache.latest = { step, id: checkpoint.id, sorted };
       try {
-        await this.checkpointer.put(build(step, sorted), { ifRevision: 0 });
+        await this.#store(cache, build(step, sorted), { ifRevision: 0 });
       } catch (error) {
         if (cache.latest?.id === checkpoint.id) cache.latest = undefined;
         if (isFlowError(error, 'CHECKPOINT_CONFLICT')) {
@@ -381,8 +383,14 @@ export class FlowSaver extends BaseCheckpointSaver {
         `${P}putWrites: thread ${JSON.stringify(where.threadId)} namespace ${JSON.stringify(where.ns)} has no checkpoint ${JSON.stringify(id)}`,
       );
     }
-    await this.checkpointer.putWrites(where.thread, target.step, flowWrites);
+    await cache.writes.add(target.step, flowWrites);
     await statusAfterWrites(this.checkpointer, where.thread, target.step, writes);
+  }
+
+  /** Stores a checkpoint, with the thread's held task writes sent in the same tick (see `WriteBatch`). */
+  #store(cache: ThreadCache, cp: FlowCheckpoint, opts?: PutOptions): Promise<FlowCheckpoint> {
+    cache.writes.flush();
+    return this.checkpointer.put(cp, opts);
   }
 
   /** The tuple LangGraph reads, with the checkpoint's pending writes (and, for old formats, pending sends). */

@@ -1,5 +1,7 @@
+import type { Checkpointer } from '@flow/core';
 import type { ChannelVersions } from '@langchain/langgraph-checkpoint';
 import type { StoredValue } from './stored-value.js';
+import { WriteBatch } from './write-batch.js';
 
 /** A checkpoint this process has written or read: where it is, and what a child inherits from it. */
 export interface Known {
@@ -19,6 +21,12 @@ export class ThreadCache {
   readonly pending = new Map<string, Promise<Known | undefined>>();
   /** The puts under way on the thread. */
   readonly busy = new Set<Promise<unknown>>();
+  /** Task writes waiting to go out with the thread's next put. */
+  readonly writes: WriteBatch;
+
+  constructor(checkpointer: Checkpointer, thread: string) {
+    this.writes = new WriteBatch(checkpointer, thread);
+  }
 
   remember(known: Known): void {
     this.known.delete(known.id);
@@ -43,14 +51,17 @@ export class ThreadCache {
 /** Thread caches, the least recently used dropped past `size`. */
 export class ThreadCaches {
   readonly #threads = new Map<string, ThreadCache>();
-  constructor(readonly size = 1024) {}
+  constructor(
+    readonly checkpointer: Checkpointer,
+    readonly size = 1024,
+  ) {}
 
   of(thread: string): ThreadCache {
     let cache = this.#threads.get(thread);
     if (cache !== undefined) {
       this.#threads.delete(thread);
     } else {
-      cache = new ThreadCache();
+      cache = new ThreadCache(this.checkpointer, thread);
       if (this.#threads.size >= this.size) {
         for (const [key, old] of this.#threads) {
           if (old.busy.size === 0) {
