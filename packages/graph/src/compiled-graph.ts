@@ -20,7 +20,12 @@ import { answerKey, PENDING } from './ledger.js';
 import { runStatus, superStepOf, waitingCalls } from './pending.js';
 import { nextFrontier } from './routing.js';
 import { commit, type Engine, type RunStart, runLoop } from './run-loop.js';
-import { assertFrontierKnown, stateVersioningOf, versionedCheckpointer } from './state-version.js';
+import {
+  assertFrontierKnown,
+  putTargetOf,
+  stateVersioningOf,
+  versionedCheckpointer,
+} from './state-version.js';
 import type {
   CompileOptions,
   EnqueueOptions,
@@ -83,9 +88,11 @@ export class CompiledGraph<S extends State = State> {
     }
     if (options.asyncContext === true) enableAsyncContext();
     const versioning = stateVersioningOf(options);
+    const versioned = checkpointer && versionedCheckpointer(checkpointer, versioning);
     this.#engine = {
       spec,
-      checkpointer: checkpointer && versionedCheckpointer(checkpointer, versioning),
+      checkpointer: versioned,
+      target: versioned && putTargetOf(versioned),
       interruptBefore: new Set(options.interruptBefore ?? []),
       maxSteps,
       redactor,
@@ -262,7 +269,7 @@ export class CompiledGraph<S extends State = State> {
       : ({ ...input } as S);
     const step = latest ? latest.step + 1 : 0;
     const next = await nextFrontier(spec, [START], state, { thread, step });
-    await commit(checkpointer, { thread, step, state, next }, () => {
+    await commit(this.#engine.target, { thread, step, state, next }, () => {
       return new ThreadBusy(thread, `had step ${step} written by another run first`);
     });
     return {
@@ -357,7 +364,7 @@ export class CompiledGraph<S extends State = State> {
       if (recoveries >= take.maxRecoveries) {
         const error = poisonError(latest.next, recoveries);
         await commit(
-          checkpointer,
+          this.#engine.target,
           { thread, step, state, next: latest.next, writes, meta: { ...meta, recoveries }, error },
           lostClaim,
         );
@@ -365,7 +372,7 @@ export class CompiledGraph<S extends State = State> {
       }
       meta = { ...meta, recoveries: recoveries + 1 };
     }
-    await commit(checkpointer, { thread, step, state, next: latest.next, writes, meta }, lostClaim);
+    await commit(this.#engine.target, { thread, step, state, next: latest.next, writes, meta }, lostClaim);
     return {
       start: {
         thread,

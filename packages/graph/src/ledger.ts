@@ -33,7 +33,11 @@ export class Ledger {
     readonly step: number,
     carried: readonly PendingWrite[],
   ) {
-    for (const w of carried) if (w.key !== PENDING) this.#writes.set(id(w.node, w.key), w);
+    // An index loop: no iterator objects for the empty list of almost every super-step.
+    for (let i = 0; i < carried.length; i++) {
+      const w = carried[i] as PendingWrite;
+      if (w.key !== PENDING) this.#writes.set(id(w.node, w.key), w);
+    }
   }
 
   /** The stored write for (node, key), if any. */

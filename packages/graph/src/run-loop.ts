@@ -20,7 +20,7 @@ import type { LeaseKeeper } from './lease-keeper.js';
 import { Ledger, PENDING, UPDATE } from './ledger.js';
 import { nextFrontier } from './routing.js';
 import { interruptId } from './stable-id.js';
-import { withStateVersion } from './state-version.js';
+import { type PutTarget, stampedMeta } from './state-version.js';
 import { runSuperStep } from './super-step.js';
 import type { PendingInterrupt, RunResult, State, StreamEvent } from './types.js';
 
@@ -28,6 +28,8 @@ import type { PendingInterrupt, RunResult, State, StreamEvent } from './types.js
 export interface Engine<S extends State> {
   readonly spec: GraphSpec<S>;
   readonly checkpointer: Checkpointer | undefined;
+  /** Where the run's checkpoints are put (the store behind `checkpointer`), when there is one. */
+  readonly target: PutTarget | undefined;
   readonly interruptBefore: ReadonlySet<string>;
   readonly maxSteps: number;
   readonly redactor: Redactor | undefined;
@@ -70,11 +72,11 @@ interface CommitInit<S extends State> {
 
 /** Writes a checkpoint with `ifRevision: 0`; on a conflict, rejects with what `lost` builds instead. */
 export async function commit<S extends State>(
-  checkpointer: Checkpointer | undefined,
+  target: PutTarget | undefined,
   init: CommitInit<S>,
   lost: (thread: string, step: number) => Error,
 ): Promise<void> {
-  if (checkpointer === undefined) return;
+  if (target === undefined) return;
   const interrupted = init.node !== undefined;
   const cp = new Checkpoint({
     thread: init.thread,
@@ -85,18 +87,25 @@ export async function commit<S extends State>(
     interruptNode: init.node ?? null,
     interruptPayload: init.payload ?? null,
     error: init.error ?? null,
-    meta: withStateVersion(checkpointer, init.meta),
+    meta: stampedMeta(target, init.meta),
   });
   const writes = init.writes;
   try {
-    await checkpointer.put(
+    await target.store.put(
       cp,
-      writes === undefined || writes.length === 0 ? { ifRevision: 0 } : { ifRevision: 0, writes },
+      writes === undefined || writes.length === 0 ? NEW_STEP : { ifRevision: 0, writes },
     );
   } catch (error) {
-    if (isFlowError(error, 'CHECKPOINT_CONFLICT')) throw lost(init.thread, init.step);
-    throw error;
+    throw lostOr(error, lost, init.thread, init.step);
   }
+}
+
+/** The put options of a step without writes: one frozen object, not one per super-step. */
+const NEW_STEP = Object.freeze({ ifRevision: 0 });
+
+/** What a failed put of a new step rejects with: `lost`'s error for a conflict, else the error itself. */
+function lostOr(error: unknown, lost: (thread: string, step: number) => Error, thread: string, step: number) {
+  return isFlowError(error, 'CHECKPOINT_CONFLICT') ? lost(thread, step) : error;
 }
 
 function eventUpdates(ran: readonly string[], updates: readonly unknown[], redactor: Redactor | undefined) {
@@ -134,7 +143,7 @@ export async function* runLoop<S extends State>(
   from: RunStart<S>,
   events: boolean,
 ): AsyncGenerator<StreamEvent, RunResult<S>, undefined> {
-  const { spec, checkpointer, interruptBefore, maxSteps, redactor } = engine;
+  const { spec, checkpointer, target, interruptBefore, maxSteps, redactor } = engine;
   const { thread, signal, lease } = from;
   let { step, state, next: frontier, superStep } = from;
   let carried = from.writes;
@@ -155,7 +164,7 @@ export async function* runLoop<S extends State>(
     const meta = started ? { superStep, pastInterruptBefore: true } : { superStep };
     const at = step + 1;
     await commit(
-      checkpointer,
+      target,
       { thread, step: at, state, next: frontier, writes, error: runError, meta },
       TAKEN_OVER,
     ).catch(
@@ -177,7 +186,7 @@ export async function* runLoop<S extends State>(
       if (checkpointer === undefined) throw new NoCheckpointer('interruptBefore');
       const meta = { superStep, interruptBefore: true };
       await commit(
-        checkpointer,
+        target,
         { thread, step: step + 1, state, next: frontier, node: stopAt, payload: null, writes: carried, meta },
         TAKEN_OVER,
       );
@@ -225,7 +234,7 @@ export async function* runLoop<S extends State>(
         ];
         const meta = { superStep, position: (outcome.interrupts[0] as { position: number }).position };
         await commit(
-          checkpointer,
+          target,
           {
             thread,
             step: step + 1,
@@ -258,8 +267,15 @@ export async function* runLoop<S extends State>(
     // An event hands `next` out (and it becomes the next `ran`): freeze it so a consumer cannot steer the run.
     if (events) Object.freeze(next);
     step += 1;
-    if (checkpointer !== undefined)
-      await commit(checkpointer, { thread, step, state: updated, next }, TAKEN_OVER);
+    if (target !== undefined) {
+      // The commit of every super-step, inline: no promise of its own beyond the put's.
+      const cp = new Checkpoint({ thread, step, state: updated, next, meta: target.stamp });
+      try {
+        await target.store.put(cp, NEW_STEP);
+      } catch (error) {
+        throw lostOr(error, TAKEN_OVER, thread, step);
+      }
+    }
     if (events) {
       yield {
         step,

@@ -99,19 +99,28 @@ export async function upgrade<C extends Checkpoint>(cp: C, versioning: StateVers
   return cp.with({ state, meta: { ...cp.meta, stateVersion: expected, migratedFrom: found } }) as C;
 }
 
-/** The meta every checkpoint of a versioned checkpointer records, one frozen object per graph. */
-const stamps = new WeakMap<Checkpointer, Readonly<Record<string, unknown>>>();
-
 /**
- * `meta` with the state version of `checkpointer` (a `versionedCheckpointer`) in it, for a checkpoint made to
- * be put there: made with it, a checkpoint is stored as it is instead of copied to add it. Without other meta,
- * it is the same frozen object every time (the store's encoding of it can be reused).
+ * Where the engine puts the checkpoints it makes, and the meta each records: for a `versionedCheckpointer`,
+ * the store behind it (its own put would only check the stamp again) and one frozen `{ stateVersion }` per graph
+ * (the same object every time, so the store's encoding of it can be reused).
  */
-export function withStateVersion(
-  checkpointer: Checkpointer,
+export interface PutTarget {
+  readonly store: Checkpointer;
+  readonly stamp: Readonly<Record<string, unknown>> | undefined;
+}
+const targets = new WeakMap<Checkpointer, PutTarget>();
+
+/** The put target of `checkpointer`: its store and stamp when it is versioned, else itself and no stamp. */
+export function putTargetOf(checkpointer: Checkpointer): PutTarget {
+  return targets.get(checkpointer) ?? { store: checkpointer, stamp: undefined };
+}
+
+/** `meta` with the target's stamp in it (the stamp itself when there is no other meta). */
+export function stampedMeta(
+  target: PutTarget,
   meta: Readonly<Record<string, unknown>> | undefined,
 ): Readonly<Record<string, unknown>> | undefined {
-  const stamp = stamps.get(checkpointer);
+  const { stamp } = target;
   if (stamp === undefined) return meta;
   return meta === undefined ? stamp : { ...meta, ...stamp };
 }
@@ -149,7 +158,7 @@ export function versionedCheckpointer(store: Checkpointer, versioning: StateVers
       return fn;
     },
   });
-  stamps.set(versioned, Object.freeze({ stateVersion: versioning.version }));
+  targets.set(versioned, { store, stamp: Object.freeze({ stateVersion: versioning.version }) });
   return versioned;
 }
 

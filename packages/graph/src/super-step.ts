@@ -237,18 +237,6 @@ async function runNode<S extends State>(run: SuperStep<S>, node: string): Promis
   }
 }
 
-/** The common case: one node without options, in a call without a signal; no promise beyond the node's. */
-async function runPlain<S extends State>(run: SuperStep<S>, node: string): Promise<Attempt> {
-  const scope = scopeOf(run, node);
-  try {
-    let value = start(run, scope, NEVER);
-    if (isPromiseLike(value)) value = await value;
-    return settled(scope, { value });
-  } catch (error) {
-    return settled(scope, { error });
-  }
-}
-
 /** Waits for `work`, or rejects with `RunCancelled` as soon as `signal` aborts. */
 function unlessCancelled<T, S extends State>(work: Promise<T>, run: SuperStep<S>): Promise<T> {
   const { signal } = run;
@@ -271,12 +259,10 @@ function runAll<S extends State>(run: SuperStep<S>): Promise<Attempt[]> {
   const { frontier, ledger } = run;
   if (frontier.length === 1) {
     // One node: its update goes straight into the commit (no write of its own); kept in memory for a
-    // continuation checkpoint should its router fail.
+    // continuation checkpoint should its router fail (see the run loop).
     const node = frontier[0] as string;
     const stored = ledger.get(node, UPDATE);
     if (stored !== undefined) return Promise.resolve([{ kind: 'value', value: stored.value }]);
-    // (A router failure after it carries the update into the failed checkpoint: see the run loop.)
-    if (run.signal === undefined && !run.spec.settings.has(node)) return runPlain(run, node).then(one);
     return runNode(run, node).then(one);
   }
   return Promise.all(
@@ -289,36 +275,80 @@ function runAll<S extends State>(run: SuperStep<S>): Promise<Attempt[]> {
 }
 
 /**
+ * What the super-step's results come to: every update, or the interrupts; throws a node's error (the first in
+ * frontier order wins over any interrupt). `undefined` when the free `interrupt()` needed async context: it is
+ * now on, and the super-step must run again.
+ */
+function outcomeOf<S extends State>(
+  run: SuperStep<S>,
+  results: readonly Attempt[],
+  canRetry: boolean,
+): StepOutcome | undefined {
+  for (const r of results) if (r.kind === 'fatal') throw r.error;
+  let failed = false;
+  for (const r of results) if (r.kind !== 'value') failed = true;
+  if (!failed) return { kind: 'updates', updates: results.map((r) => (r as { value: unknown }).value) };
+
+  if (canRetry && results.some((r) => r.kind === 'error' && isAsyncContextNeeded(r.error))) {
+    enableAsyncContext();
+    return undefined;
+  }
+  const { frontier } = run;
+  const interrupts: NodeInterrupt[] = [];
+  for (let i = 0; i < frontier.length; i++) {
+    const r = results[i] as Attempt;
+    const node = frontier[i] as string;
+    if (r.kind === 'interrupt') interrupts.push({ node, position: r.position, payload: r.payload });
+    if (r.kind !== 'error') continue;
+    // interrupt() in a graph without a checkpointer: the run rejects with NoCheckpointer itself.
+    if (!run.durable && isFlowError(r.error, 'NO_CHECKPOINTER')) throw r.error;
+    throw new NodeError({ node, step: run.step, thread: run.thread, cause: r.error, attempts: r.attempts });
+  }
+  return { kind: 'interrupt', interrupts };
+}
+
+/** Every node of the frontier with its options (retries, timeout, the call's signal), until an outcome. */
+async function runEveryNode<S extends State>(run: SuperStep<S>): Promise<StepOutcome> {
+  for (;;) {
+    // Re-run at most once: with async context already on, the signal cannot come from our interrupt().
+    const canRetry = !asyncContextEnabled();
+    const outcome = outcomeOf(run, await unlessCancelled(runAll(run), run), canRetry);
+    if (outcome !== undefined) return outcome;
+  }
+}
+
+/**
+ * The common case, one node without options or a stored update in a call without a signal: no promise
+ * beyond the node's own, and no result objects when it returns an update. (An async function's locals live
+ * on the heap across its await, so this one keeps few.)
+ */
+async function runOnePlain<S extends State>(run: SuperStep<S>): Promise<StepOutcome> {
+  const canRetry = !asyncContextEnabled();
+  const scope = scopeOf(run, run.frontier[0] as string);
+  let attempt: Attempt;
+  try {
+    let value = start(run, scope, NEVER);
+    if (isPromiseLike(value)) value = await value;
+    if (scope.suspended === undefined) return { kind: 'updates', updates: [value] };
+    attempt = settled(scope, { value });
+  } catch (error) {
+    attempt = settled(scope, { error });
+  }
+  return outcomeOf(run, [attempt], canRetry) ?? runEveryNode(run);
+}
+
+function isPlain<S extends State>(run: SuperStep<S>): boolean {
+  if (run.frontier.length !== 1 || run.signal !== undefined) return false;
+  const node = run.frontier[0] as string;
+  return !run.spec.settings.has(node) && run.ledger.get(node, UPDATE) === undefined;
+}
+
+/**
  * Runs every node of the frontier concurrently and waits for all of them (so none is still running when
  * the call returns, unless the call's signal aborted: then it rejects with `RunCancelled` at once). A node
  * error wins over an interrupt; among several errors, the first in frontier order wins. When the free
  * `interrupt()` needed async context, it is turned on and the whole super-step runs again.
  */
-export async function runSuperStep<S extends State>(run: SuperStep<S>): Promise<StepOutcome> {
-  const { frontier } = run;
-  for (;;) {
-    // Re-run at most once: with async context already on, the signal cannot come from our interrupt().
-    const canRetry = !asyncContextEnabled();
-    const results = await unlessCancelled(runAll(run), run);
-    for (const r of results) if (r.kind === 'fatal') throw r.error;
-    let failed = false;
-    for (const r of results) if (r.kind !== 'value') failed = true;
-    if (!failed) return { kind: 'updates', updates: results.map((r) => (r as { value: unknown }).value) };
-
-    if (canRetry && results.some((r) => r.kind === 'error' && isAsyncContextNeeded(r.error))) {
-      enableAsyncContext();
-      continue;
-    }
-    const interrupts: NodeInterrupt[] = [];
-    for (let i = 0; i < frontier.length; i++) {
-      const r = results[i] as Attempt;
-      const node = frontier[i] as string;
-      if (r.kind === 'interrupt') interrupts.push({ node, position: r.position, payload: r.payload });
-      if (r.kind !== 'error') continue;
-      // interrupt() in a graph without a checkpointer: the run rejects with NoCheckpointer itself.
-      if (!run.durable && isFlowError(r.error, 'NO_CHECKPOINTER')) throw r.error;
-      throw new NodeError({ node, step: run.step, thread: run.thread, cause: r.error, attempts: r.attempts });
-    }
-    return { kind: 'interrupt', interrupts };
-  }
+export function runSuperStep<S extends State>(run: SuperStep<S>): Promise<StepOutcome> {
+  return isPlain(run) ? runOnePlain(run) : runEveryNode(run);
 }
