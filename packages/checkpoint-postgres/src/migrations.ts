@@ -121,6 +121,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.threads ALTER COLUMN info SET NOT NULL;
     `,
   },
+  {
+    version: 5,
+    name: 'chunks of linear state',
+    sql: (s) => `
+      -- Parts of a thread's states that later steps share unchanged: stored once per thread, as the
+      -- serializer's text, and referenced by id from each checkpoint's refs.
+      CREATE TABLE ${s}.chunks (
+        thread text COLLATE "C" NOT NULL,
+        id     text COLLATE "C" NOT NULL,
+        data   text NOT NULL,
+        PRIMARY KEY (thread, id)
+      );
+      -- The chunk ids a checkpoint's state references; NULL for a whole state, as every earlier row holds.
+      ALTER TABLE ${s}.checkpoints ADD COLUMN refs text[];
+    `,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -14,6 +14,7 @@ import {
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,
+  MissingChunkError,
   type NormalizedPruneBounds,
   SerializationError,
   StorageError,
@@ -33,7 +34,7 @@ import {
   type LeaseRow,
   type ThreadRow,
   toLease,
-  toRecord,
+  toRecords,
   toThreadInfo,
   toWrite,
 } from './rows.js';
@@ -259,7 +260,18 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       statusOf(record),
       threadSummaryOf(record),
     ];
-    const forms = writes === undefined ? this.#sql : this.#sql.withWrites;
+    const refs = record.refs ?? [];
+    const chunks = record.chunks ?? [];
+    const linear = refs.length > 0 || chunks.length > 0;
+    const kind = linear ? this.#sql.linear : this.#sql;
+    if (linear) {
+      values.push(
+        refs,
+        chunks.map((c) => c.id),
+        chunks.map((c) => c.data),
+      );
+    }
+    const forms = writes === undefined ? kind : kind.withWrites;
     let statement = forms.put;
     if (ifRevision === 0) statement = forms.putIfAbsent;
     else if (ifRevision !== undefined) {
@@ -268,11 +280,15 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     }
     if (writes !== undefined) values.push(...writeColumns(writes));
     const { rows } = await this.#pool
-      .query<{ revision: number }>(this.#bind(statement, values))
+      .query<{ revision: number | null; missing?: string | null }>(this.#bind(statement, values))
       .catch((error: unknown) => {
         throw jsonbRejected(error, record) ?? error;
       });
-    if (rows[0] !== undefined) return Number(rows[0].revision);
+    const written = rows[0];
+    if (written !== undefined && written.revision !== null) return Number(written.revision);
+    if (typeof written?.missing === 'string') {
+      throw new MissingChunkError({ thread: record.thread, id: written.missing, backend: this.backend });
+    }
     // Only a conditional put writes nothing; one more query, on this path only, names what is stored.
     const stored = await this.#pool.query<{ revision: number }>(
       this.#bind(this.#sql.revisionOf, [record.thread, record.step]),
@@ -295,14 +311,14 @@ export class PostgresCheckpointer extends BaseCheckpointer {
         ? this.#bind(this.#sql.getLatest, [thread])
         : this.#bind(this.#sql.getStep, [thread, step]);
     const { rows } = await this.#pool.query<CheckpointRow>(query);
-    return rows[0] && toRecord(thread, rows[0]);
+    return toRecords(thread, rows)[0];
   }
 
   protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
     const { rows } = await this.#pool.query<CheckpointRow>(
       this.#bind(this.#sql.list, [thread, opts.beforeStep ?? NO_STEP_BOUND, opts.limit ?? null]),
     );
-    return rows.map((row) => toRecord(thread, row));
+    return toRecords(thread, rows);
   }
 
   protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
@@ -335,10 +351,15 @@ export class PostgresCheckpointer extends BaseCheckpointer {
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
     const olderThan = bounds.olderThan === undefined ? 'infinity' : toPgTimestamp(bounds.olderThan);
-    const { rows } = await this.#pool.query<{ removed: number }>(
-      this.#bind(this.#sql.prune, [thread, bounds.beforeStep ?? NO_STEP_BOUND, olderThan]),
-    );
-    return rows[0]?.removed ?? 0;
+    return inTransaction(this.#transactions, async (client) => {
+      // As in removeThread: the prune's snapshot must see every put of the thread that committed, or it
+      // would remove chunks a just-written checkpoint references.
+      await client.query(this.#bind(this.#sql.lockThread, [thread]));
+      const { rows } = await client.query<{ removed: number }>(
+        this.#bind(this.#sql.prune, [thread, bounds.beforeStep ?? NO_STEP_BOUND, olderThan]),
+      );
+      return rows[0]?.removed ?? 0;
+    });
   }
 
   protected async release(): Promise<void> {

@@ -1,5 +1,6 @@
 import {
   type CheckpointRecord,
+  type ChunkRecord,
   type Lease,
   type ThreadInfo,
   threadInfoFromSummary,
@@ -19,6 +20,10 @@ export interface CheckpointRow {
   ts: number;
   error: string | null;
   meta: string;
+  /** JSON array of the chunk ids the state references, or null for a whole state. */
+  refs: string | null;
+  /** Set on the rows that are chunks (id; data in `state`), null on checkpoints. */
+  chunk: string | null;
 }
 
 /** A thread summary row as listThreads selects it: the id and core's summary text. */
@@ -35,8 +40,34 @@ export interface LeaseRow {
   expires_at: number;
 }
 
-export function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
-  return {
+/**
+ * The checkpoints of a read (rows of a `withChunks` statement), newest first, each with the chunks its refs
+ * name (a missing one simply absent: core reports it).
+ */
+export function toRecords(thread: string, rows: readonly CheckpointRow[]): CheckpointRecord[] {
+  const records: CheckpointRecord[] = [];
+  const chunks = new Map<string, ChunkRecord>();
+  for (const row of rows) {
+    if (row.chunk === null) records.push(toRecord(thread, row));
+    else chunks.set(row.chunk, { id: row.chunk, data: row.state });
+  }
+  if (chunks.size > 0) {
+    for (const record of records) {
+      if (record.refs === undefined) continue;
+      const found: ChunkRecord[] = [];
+      for (const id of record.refs) {
+        const chunk = chunks.get(id);
+        if (chunk !== undefined) found.push(chunk);
+      }
+      record.chunks = found;
+    }
+  }
+  // UNION ALL keeps no order by itself.
+  return records.length > 1 ? records.sort((a, b) => b.step - a.step) : records;
+}
+
+function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
+  const record: CheckpointRecord = {
     thread,
     step: row.step,
     state: row.state,
@@ -50,6 +81,11 @@ export function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
     error: row.error,
     meta: row.meta,
   };
+  if (row.refs !== null) {
+    record.refs = JSON.parse(row.refs) as string[];
+    record.chunks = [];
+  }
+  return record;
 }
 
 export function toThreadInfo(row: ThreadRow): ThreadInfo {

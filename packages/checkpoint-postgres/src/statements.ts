@@ -28,7 +28,26 @@ export function bind(statement: Statement, values: unknown[], prepared = true): 
 /** Columns of a checkpoint as read back: JSONB as text (parsed once, by the serializer), ts as epoch ms. */
 const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
   array_to_json(next)::text AS next, interrupted, interrupt_node,
-  interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta`;
+  interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta,
+  array_to_json(refs)::text AS refs, NULL::text AS chunk`;
+
+/** A chunk as a row of the same shape: its id in `chunk`, its data in `state`, every other column NULL. */
+const CHUNK_COLUMNS = `NULL::integer, NULL::float8, ch.data, NULL::text, NULL::boolean, NULL::text, NULL::text,
+  NULL::float8, NULL::text, NULL::text, NULL::text, ch.id`;
+
+/**
+ * A read of checkpoints (`from`: the rest of a SELECT on the checkpoints table of thread $1), followed in the
+ * same statement by the chunks their refs name, once each: one round trip for any number of records.
+ */
+function withChunks(s: string, from: string): string {
+  return `
+    WITH r AS (SELECT ${CHECKPOINT_COLUMNS}, refs AS ids FROM ${from})
+    SELECT step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta, refs,
+      chunk FROM r
+    UNION ALL
+    SELECT ${CHUNK_COLUMNS} FROM ${s}.chunks AS ch
+    WHERE ch.thread = $1::text AND ch.id IN (SELECT unnest(ids) FROM r)`;
+}
 
 /** A thread as listThreads reads it: its id and the summary text core decodes (two columns, like a bare scan). */
 const THREAD_COLUMNS = 'thread, info';
@@ -46,10 +65,12 @@ function threadLock(schema: string): string {
 /**
  * Parameters of every put: $1 thread, $2 step, $3 state, $4 next, $5 interrupted, $6 interrupt node,
  * $7 interrupt payload, $8 ts, $9 error, $10 meta, $11 the thread's status (core's `statusOf`), $12 its listing
- * summary (core's `threadSummaryOf`); then, for the conditional update, the expected revision; then, for a put
- * with writes, three arrays of nodes, keys and values. `n` counts the parameters so far.
+ * summary (core's `threadSummaryOf`); a put of a state that references chunks adds $13 its refs, $14 the ids
+ * and $15 the data of the chunks new with it; then, for the conditional update, the expected revision; then,
+ * for a put with writes, three arrays of nodes, keys and values.
  */
 const PUT_PARAMS = 12;
+const CHUNK_PARAMS = 3;
 
 /**
  * Inserts writes for ($1, $2) from three parallel arrays starting at parameter `$first`, unless `guard` is
@@ -70,14 +91,15 @@ function insertWrites(s: string, first: number, guard: string): string {
  * One put: take the thread's lock, write the checkpoint, move the summary when this is now the highest step,
  * and (with `writesFrom`) store the step's writes only if the checkpoint was written — one statement, one
  * transaction, one round trip. The write depends on the lock's result, so Postgres runs the lock first.
+ * `linear` adds the chunks: the write also waits for `complete`, and the new chunks are stored with it.
  */
-function put(schema: string, s: string, write: string, writesFrom?: number): string {
+function put(schema: string, s: string, write: string, linear: boolean, writesFrom?: number): string {
   const writes =
     writesFrom === undefined ? '' : `, w AS (${insertWrites(s, writesFrom, 'EXISTS (SELECT 1 FROM cp)')})`;
   return `
     WITH locked AS (
       ${threadLock(schema)}
-    ), cp AS (
+    ), ${linear ? refsCheck(s) : ''} cp AS (
       ${write}
       RETURNING c.revision
     ), summary AS (
@@ -88,32 +110,74 @@ function put(schema: string, s: string, write: string, writesFrom?: number): str
         latest_step = EXCLUDED.latest_step, next = EXCLUDED.next, interrupted = EXCLUDED.interrupted,
         error = EXCLUDED.error, status = EXCLUDED.status, ts = EXCLUDED.ts, info = EXCLUDED.info
       WHERE EXCLUDED.latest_step >= t.latest_step
-    )${writes}
-    SELECT revision::float8 AS revision FROM cp`;
+    )${linear ? `, chunks AS (${insertChunks(s)})` : ''}${writes}
+    ${
+      linear
+        ? `SELECT (SELECT revision::float8 FROM cp) AS revision,
+            (SELECT min(n.id) FROM needed n WHERE NOT (SELECT ok FROM complete)
+              AND n.id NOT IN (SELECT id FROM present)) AS missing`
+        : 'SELECT revision::float8 AS revision FROM cp'
+    }`;
 }
 
-function insert(s: string, onConflict: string): string {
+/**
+ * Whether every ref ($13) that is not a chunk of this put ($14) is stored, as `complete.ok` (when not, the
+ * statement answers one missing id). The statement's
+ * snapshot predates the thread lock, so a plain read could still see chunks that a prune or deleteThread
+ * holding the lock removed meanwhile; a row-locking read (FOR KEY SHARE) sees the latest committed rows, and
+ * holds them until COMMIT.
+ */
+function refsCheck(s: string): string {
+  return `needed AS (
+      SELECT DISTINCT r.id FROM unnest($13::text[]) AS r(id) WHERE r.id <> ALL ($14::text[])
+    ), present AS (
+      SELECT ch.id FROM ${s}.chunks AS ch
+      WHERE ch.thread = $1::text AND ch.id IN (SELECT id FROM needed) AND (SELECT count(*) FROM locked) >= 0
+      FOR KEY SHARE OF ch
+    ), complete AS (
+      SELECT (SELECT count(*) FROM present) = (SELECT count(*) FROM needed) AS ok
+    ),`;
+}
+
+/** Stores the put's new chunks when the checkpoint was written; an id already stored keeps its data. */
+function insertChunks(s: string): string {
+  return `
+    INSERT INTO ${s}.chunks (thread, id, data)
+    SELECT $1::text, n.id, n.data FROM unnest($14::text[], $15::text[]) AS n(id, data)
+    WHERE EXISTS (SELECT 1 FROM cp)
+    ON CONFLICT (thread, id) DO NOTHING`;
+}
+
+/** The row a put writes, guarded: after the lock, and for `linear` only when its refs are complete. */
+function guard(linear: boolean): string {
+  return linear ? '(SELECT ok FROM complete)' : '(SELECT count(*) FROM locked) >= 0';
+}
+
+function insert(s: string, linear: boolean, onConflict: string): string {
   return `
     INSERT INTO ${s}.checkpoints AS c
-      (thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta)
+      (thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta,
+       refs)
     SELECT $1::text, $2::integer, 1, $3::jsonb, $4::text[], $5::boolean, $6::text, $7::jsonb, $8::timestamptz,
-      $9::text, $10::text
-    WHERE (SELECT count(*) FROM locked) >= 0
+      $9::text, $10::text, ${linear ? '$13::text[]' : 'NULL'}
+    WHERE ${guard(linear)}
     ${onConflict}`;
 }
 
 const OVERWRITE = `
   revision = c.revision + 1, state = EXCLUDED.state, next = EXCLUDED.next,
   interrupted = EXCLUDED.interrupted, interrupt_node = EXCLUDED.interrupt_node,
-  interrupt_payload = EXCLUDED.interrupt_payload, ts = EXCLUDED.ts, error = EXCLUDED.error, meta = EXCLUDED.meta`;
+  interrupt_payload = EXCLUDED.interrupt_payload, ts = EXCLUDED.ts, error = EXCLUDED.error, meta = EXCLUDED.meta,
+  refs = EXCLUDED.refs`;
 
-function updateIfRevision(s: string): string {
+function updateIfRevision(s: string, linear: boolean): string {
+  const expected = PUT_PARAMS + (linear ? CHUNK_PARAMS : 0) + 1;
   return `UPDATE ${s}.checkpoints AS c SET
       revision = c.revision + 1, state = $3::jsonb, next = $4::text[], interrupted = $5::boolean,
       interrupt_node = $6::text, interrupt_payload = $7::jsonb, ts = $8::timestamptz, error = $9::text,
-      meta = $10::text
-    WHERE c.thread = $1::text AND c.step = $2::integer AND c.revision = $${PUT_PARAMS + 1}::bigint
-      AND (SELECT count(*) FROM locked) >= 0`;
+      meta = $10::text, refs = ${linear ? '$13::text[]' : 'NULL'}
+    WHERE c.thread = $1::text AND c.step = $2::integer AND c.revision = $${expected}::bigint
+      AND ${guard(linear)}`;
 }
 
 /** The three forms of a put: unconditional, `ifRevision: 0` and `ifRevision: n`. */
@@ -129,10 +193,15 @@ export interface PutStatements {
 /** The columns of a lease as read back, expiry as epoch ms. */
 const LEASE_COLUMNS = `owner, host, pid, ${epochMs('expires_at')} AS expires_at`;
 
-/** Every statement of one schema. */
-export interface Statements extends PutStatements {
-  /** The same puts, also storing the step's writes ($12.. or $13..: nodes, keys, values) when they write. */
+/** The puts of one kind of state: alone, or also storing the step's writes (nodes, keys, values arrays). */
+export interface PutForms extends PutStatements {
   withWrites: PutStatements;
+}
+
+/** Every statement of one schema. */
+export interface Statements extends PutForms {
+  /** The puts of a state that references chunks ($13 refs, $14 new chunk ids, $15 their data). */
+  linear: PutForms;
   /** putWrites: $3 nodes, $4 keys, $5 values, under the thread's lock. */
   putWrites: Statement;
   /** getWrites: the writes of ($1, $2) in code-point order of (node, key). */
@@ -145,11 +214,15 @@ export interface Statements extends PutStatements {
   list: Statement;
   /** $1 exclusive lower bound of thread ('' for none), $2 limit or null; one per status filter. */
   listThreads: Record<'all' | ThreadStatus, Statement>;
-  /** $2 exclusive step bound, $3 exclusive ts bound; keeps the thread's highest step; drops their writes. */
+  /**
+   * $2 exclusive step bound, $3 exclusive ts bound; keeps the thread's highest step; drops their writes and
+   * every chunk of the thread no remaining checkpoint references. Runs under the thread's lock, in a
+   * transaction of its own, so it sees every put that committed before it.
+   */
   prune: Statement;
-  /** Takes the thread's advisory lock (inside deleteThread's transaction). */
+  /** Takes the thread's advisory lock (inside the transactions of deleteThread and prune). */
   lockThread: Statement;
-  /** Deletes the thread's checkpoints, summary, writes and lease; resolves with the count of checkpoints. */
+  /** Deletes the thread's checkpoints, summary, writes, lease and chunks; resolves with the count of checkpoints. */
   deleteThread: Statement;
   /**
    * Takes the lease of $1 for $2 (host $3, pid $4) until the server's clock + $5 ms when it is free, expired,
@@ -166,14 +239,23 @@ export interface Statements extends PutStatements {
   getLease: Statement;
 }
 
-function putStatements(schema: string, s: string, writes: boolean): PutStatements {
-  const from = (conditional: boolean) => (writes ? PUT_PARAMS + 1 + (conditional ? 1 : 0) : undefined);
+function putStatements(schema: string, s: string, linear: boolean, writes: boolean): PutStatements {
+  const params = PUT_PARAMS + (linear ? CHUNK_PARAMS : 0);
+  const from = (conditional: boolean) => (writes ? params + 1 + (conditional ? 1 : 0) : undefined);
+  const upsert = `ON CONFLICT (thread, step) DO UPDATE SET ${OVERWRITE}`;
   return {
-    put: statement(
-      put(schema, s, insert(s, `ON CONFLICT (thread, step) DO UPDATE SET ${OVERWRITE}`), from(false)),
+    put: statement(put(schema, s, insert(s, linear, upsert), linear, from(false))),
+    putIfAbsent: statement(
+      put(schema, s, insert(s, linear, 'ON CONFLICT (thread, step) DO NOTHING'), linear, from(false)),
     ),
-    putIfAbsent: statement(put(schema, s, insert(s, 'ON CONFLICT (thread, step) DO NOTHING'), from(false))),
-    putIfRevision: statement(put(schema, s, updateIfRevision(s), from(true))),
+    putIfRevision: statement(put(schema, s, updateIfRevision(s, linear), linear, from(true))),
+  };
+}
+
+function putForms(schema: string, s: string, linear: boolean): PutForms {
+  return {
+    ...putStatements(schema, s, linear, false),
+    withWrites: putStatements(schema, s, linear, true),
   };
 }
 
@@ -188,8 +270,8 @@ export function buildStatements(schema: string): Statements {
   // The server's clock, read when the statement runs (not when its transaction began).
   const now = 'clock_timestamp()';
   return {
-    ...putStatements(schema, s, false),
-    withWrites: putStatements(schema, s, true),
+    ...putForms(schema, s, false),
+    linear: putForms(schema, s, true),
     putWrites: statement(`
       WITH locked AS (${threadLock(schema)})
       ${insertWrites(s, 3, '(SELECT count(*) FROM locked) >= 0')}`),
@@ -200,15 +282,15 @@ export function buildStatements(schema: string): Statements {
       `SELECT revision::float8 AS revision FROM ${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`,
     ),
     getLatest: statement(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM ${s}.checkpoints WHERE thread = $1::text ORDER BY step DESC LIMIT 1`,
+      withChunks(s, `${s}.checkpoints WHERE thread = $1::text ORDER BY step DESC LIMIT 1`),
     ),
-    getStep: statement(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM ${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`,
+    getStep: statement(withChunks(s, `${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`)),
+    list: statement(
+      withChunks(
+        s,
+        `${s}.checkpoints WHERE thread = $1::text AND step < $2::bigint ORDER BY step DESC LIMIT $3::bigint`,
+      ),
     ),
-    list: statement(`
-      SELECT ${CHECKPOINT_COLUMNS} FROM ${s}.checkpoints
-      WHERE thread = $1::text AND step < $2::bigint
-      ORDER BY step DESC LIMIT $3::bigint`),
     listThreads: {
       all: threads(''),
       // Literally `AND interrupted`, so the planner can use the partial index.
@@ -225,6 +307,12 @@ export function buildStatements(schema: string): Statements {
         RETURNING step
       ), writes AS (
         DELETE FROM ${s}.writes WHERE thread = $1::text AND step IN (SELECT step FROM gone)
+      ), live AS (
+        SELECT unnest(refs) AS id FROM ${s}.checkpoints
+        WHERE thread = $1::text AND refs IS NOT NULL AND step NOT IN (SELECT step FROM gone)
+      ), unreferenced AS (
+        DELETE FROM ${s}.chunks AS ch
+        WHERE ch.thread = $1::text AND NOT EXISTS (SELECT 1 FROM live WHERE live.id = ch.id)
       )
       SELECT count(*)::integer AS removed FROM gone`),
     lockThread: statement(threadLock(schema)),
@@ -232,7 +320,8 @@ export function buildStatements(schema: string): Statements {
       WITH gone AS (DELETE FROM ${s}.checkpoints WHERE thread = $1::text RETURNING 1),
            summary AS (DELETE FROM ${s}.threads WHERE thread = $1::text),
            writes AS (DELETE FROM ${s}.writes WHERE thread = $1::text),
-           lease AS (DELETE FROM ${s}.leases WHERE thread = $1::text)
+           lease AS (DELETE FROM ${s}.leases WHERE thread = $1::text),
+           chunks AS (DELETE FROM ${s}.chunks WHERE thread = $1::text)
       SELECT count(*)::integer AS removed FROM gone`),
     acquireLease: statement(`
       INSERT INTO ${s}.leases AS l (thread, owner, host, pid, expires_at)

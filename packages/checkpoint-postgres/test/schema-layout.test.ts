@@ -43,6 +43,19 @@ describe('the schema', () => {
     }
   });
 
+  it('keeps chunks as text per (thread, id), thread and id in the "C" collation; refs as a text array', async () => {
+    expect(await column('chunks', 'data')).toMatchObject({ data_type: 'text' });
+    expect(await column('chunks', 'thread')).toMatchObject({ collation_name: 'C' });
+    expect(await column('chunks', 'id')).toMatchObject({ collation_name: 'C' });
+    expect(await column('checkpoints', 'refs')).toMatchObject({ data_type: 'ARRAY' });
+    const { rows } = await admin.query(
+      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
+       WHERE conrelid = to_regclass($1) AND contype = 'p'`,
+      [`"${schema}".chunks`],
+    );
+    expect(rows).toEqual([{ def: 'PRIMARY KEY (thread, id)' }]);
+  });
+
   it('has a partial index on interrupted threads, which the interrupted listing uses', async () => {
     const { rows } = await admin.query(
       'SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2',
@@ -89,6 +102,7 @@ describe('the schema', () => {
       { version: 2, name: 'failed runs, meta, per-step writes and leases' },
       { version: 3, name: 'error and meta as text' },
       { version: 4, name: 'thread summaries as one text' },
+      { version: 5, name: 'chunks of linear state' },
     ]);
   });
 });

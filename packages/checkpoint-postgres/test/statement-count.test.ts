@@ -67,13 +67,18 @@ describe('round trips', () => {
     ).toBe(2);
   });
 
-  it('get, list, listThreads and prune are one statement each', async () => {
+  it('get, list and listThreads are one statement each', async () => {
     expect(await statementsOf(() => cp.get('t'))).toBe(1);
     expect(await statementsOf(() => cp.get('t', 1))).toBe(1);
     expect(await statementsOf(() => cp.get('absent'))).toBe(1);
     expect(await statementsOf(() => cp.list('t', { beforeStep: 2, limit: 1 }))).toBe(1);
     expect(await statementsOf(() => cp.listThreads({ status: 'running', limit: 5 }))).toBe(1);
-    expect(await statementsOf(() => cp.prune('t', { beforeStep: 1 }))).toBe(1);
+  });
+
+  it('prune is one transaction too, under the thread lock: BEGIN, lock, prune, COMMIT', async () => {
+    pool.reset();
+    expect(await cp.prune('t', { beforeStep: 1 })).toBe(1);
+    expect(pool.sent.map((s) => s.text.split(' ')[0])).toEqual(['BEGIN', 'SELECT', 'WITH', 'COMMIT']);
   });
 
   it('deleteThread is one transaction: BEGIN, lock, delete, COMMIT', async () => {
