@@ -26,10 +26,10 @@ describe('migration 5 on a store of version 4', () => {
         [step, JSON.stringify(state), ts],
       );
     }
-    await admin.query(
-      `INSERT INTO ${s}.threads VALUES ('t', 1, false, $1, '{work}', null, 'running', $2)`,
-      [ts, `1 running ${ts}`],
-    );
+    await admin.query(`INSERT INTO ${s}.threads VALUES ('t', 1, false, $1, '{work}', null, 'running', $2)`, [
+      ts,
+      `1 running ${ts}`,
+    ]);
 
     const cp = new PostgresCheckpointer(url, { schema });
     try {

@@ -1,5 +1,6 @@
 import {
   type CheckpointRecord,
+  type ChunkRecord,
   type Lease,
   type ThreadInfo,
   threadInfoOf,
@@ -54,15 +55,15 @@ function parseMeta(text: unknown): Meta {
 }
 
 /**
- * Rebuilds one record from a READ group (step, revision, meta, state, payload). Throws `UnreadableEntry`
+ * Rebuilds one record from a READ group (step, revision, meta, state, payload, refs). Throws `UnreadableEntry`
  * when a field is missing or malformed; state and payload are checked later by the serializer.
  */
 export function decodeRow(thread: string, row: readonly unknown[]): CheckpointRecord {
-  const [step, revision, metaText, state, payload] = row;
+  const [step, revision, metaText, state, payload, refs] = row;
   if (typeof state !== 'string') throw new UnreadableEntry('the state field is missing');
   if (typeof payload !== 'string') throw new UnreadableEntry('the payload field is missing');
   const meta = parseMeta(metaText);
-  return {
+  const record: CheckpointRecord = {
     thread,
     step: Number(step),
     state,
@@ -75,6 +76,39 @@ export function decodeRow(thread: string, row: readonly unknown[]): CheckpointRe
     error: meta.error ?? null,
     meta: meta.meta ?? '{}',
   };
+  if (typeof refs === 'string') record.refs = refs === '' ? [] : refs.split(',');
+  return record;
+}
+
+/** Joins chunk ids for the `N:f` field: ids never hold a comma. */
+export function encodeRefs(refs: readonly string[] | undefined): string {
+  return refs === undefined ? '' : refs.join(',');
+}
+
+/**
+ * Gives each record the chunks (from a READ reply's flat (id, data) pairs) that its refs name; a missing one
+ * is simply absent, for core to report.
+ */
+export function attachChunks(records: CheckpointRecord[], pairs: readonly unknown[]): CheckpointRecord[] {
+  if (pairs.length === 0) {
+    for (const record of records) if (record.refs !== undefined) record.chunks = [];
+    return records;
+  }
+  const byId = new Map<string, ChunkRecord>();
+  for (let i = 0; i < pairs.length; i += 2) {
+    const id = String(pairs[i]);
+    byId.set(id, { id, data: String(pairs[i + 1]) });
+  }
+  for (const record of records) {
+    if (record.refs === undefined) continue;
+    const found: ChunkRecord[] = [];
+    for (const id of record.refs) {
+      const chunk = byId.get(id);
+      if (chunk !== undefined) found.push(chunk);
+    }
+    record.chunks = found;
+  }
+  return records;
 }
 
 /**

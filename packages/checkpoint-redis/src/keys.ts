@@ -5,7 +5,8 @@ import { assertKeyPrefix } from './key-prefix.js';
  *
  * | key | type | holds |
  * | --- | --- | --- |
- * | `<prefix>:cp\|<thread>` | hash | per step `N`: `N:r` revision, `N:t` epoch ms, `N:m` meta JSON, `N:p` payload, `N:s` a small state |
+ * | `<prefix>:cp\|<thread>` | hash | per step `N`: `N:r` revision, `N:t` epoch ms, `N:m` meta JSON, `N:p` payload, `N:s` a small state, `N:f` the ids of the chunks its state references (comma-separated; absent for a whole state) |
+ * | `<prefix>:ch\|<thread>` | hash | the thread's chunks: field `<id>`, value the chunk's serialized text |
  * | `<prefix>:st\|<N>\|<thread>` | string | the state of step `N` when it is large |
  * | `<prefix>:in\|<thread>` | string | a put's incoming large state, for the instant between its `SET` and its script |
  * | `<prefix>:steps\|<thread>` | sorted set | the thread's step numbers (score = member = step) |
@@ -59,6 +60,8 @@ export interface KeyLayout {
   writesPrefix(thread: string): string;
   /** The steps of a thread that have writes (sorted set). */
   writeSteps(thread: string): string;
+  /** The thread's chunks (hash: id to data), shared by its steps' states. */
+  chunks(thread: string): string;
   /** The thread's lease (hash, expiring with the lease). */
   lease(thread: string): string;
   /** Step numbers of a thread (sorted set). */
@@ -114,6 +117,7 @@ export function keyLayout(prefix: string, { cluster = false }: { cluster?: boole
   const wr = at('wr');
   const ws = at('ws');
   const lease = at('lease');
+  const ch = at('ch');
   return {
     prefix,
     buckets,
@@ -126,6 +130,7 @@ export function keyLayout(prefix: string, { cluster = false }: { cluster?: boole
     writesPrefix: wr,
     writeSteps: (thread) => ws(thread) + thread,
     lease: (thread) => lease(thread) + thread,
+    chunks: (thread) => ch(thread) + thread,
     steps: (thread) => steps(thread) + thread,
     head: (thread) => head + tag(bucketOf(thread)) + thread,
     headPrefix: (bucket) => head + tag(bucket),
@@ -154,7 +159,7 @@ export function indexKeys(keys: KeyLayout, thread: string): [string, string, str
   return [all, running, interrupted, done, failed];
 }
 
-const KINDS = ['cp', 'st', 'in', 'steps', 'head', 'wr', 'ws', 'lease', 'idx', 'meta'] as const;
+const KINDS = ['cp', 'st', 'in', 'steps', 'head', 'wr', 'ws', 'lease', 'ch', 'idx', 'meta'] as const;
 
 /**
  * SCAN/KEYS patterns matching exactly the keys of `prefix`, one per kind (`<prefix>:cp|*`...). A single

@@ -14,6 +14,7 @@ import {
   type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
+  MissingChunkError,
   type NormalizedPruneBounds,
   StorageError,
   statusOf,
@@ -32,11 +33,13 @@ import {
   selectDatabase,
 } from './client.js';
 import {
+  attachChunks,
   decodeLease,
   decodeRow,
   decodeThread,
   decodeWrites,
   encodeMeta,
+  encodeRefs,
   groups,
   UnreadableEntry,
   writeArgs,
@@ -62,10 +65,13 @@ import {
 
 /** The layout version `setup()` records under a prefix. */
 // 2: states moved from the checkpoints hash to keys of their own (keys.ts).
-// 3: writes, leases, the failed index, error and meta in the meta JSON, the meta JSON in the summary. It only
-// adds to layout 2, whose data it reads as it is, so setup() moves a prefix of layout 2 to 3.
-const FORMAT_VERSION = '3';
-const PREVIOUS_FORMAT_VERSION = '2';
+// 3: writes, leases, the failed index, error and meta in the meta JSON, the meta JSON in the summary.
+// 4: chunks of linear state (a hash per thread) and each step's refs (N:f). An earlier release would read a
+// state that references chunks as if it were whole, so the version changes for it to refuse the prefix.
+// Each layout only adds to the one before, whose data it reads as it is, so setup() moves a prefix of
+// layout 2 or 3 to 4 (a cluster prefix of layout 3 too; layout 2 had no cluster form).
+const FORMAT_VERSION = '4';
+const EARLIER_FORMAT_VERSIONS = ['3', '2'];
 
 /**
  * States up to this many UTF-16 units (about as many bytes of JSON) go to the put script as an argument and
@@ -187,8 +193,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
       this.call(
         INIT,
         [this.#keys.format],
-        // A cluster layout has no predecessor to move from.
-        [this.#format, this.#create ? '1' : '0', this.#keys.buckets === 1 ? PREVIOUS_FORMAT_VERSION : 'none'],
+        [this.#format, this.#create ? '1' : '0', ...this.#earlierFormats()],
       );
     // A cluster knows its primaries once connected, and every one needs the scripts (a call runs on the one
     // owning its keys' slot): INIT goes first there, and connects it.
@@ -200,6 +205,12 @@ export class RedisCheckpointer extends BaseCheckpointer {
       throw explainFailure(client, error);
     });
     await this.#checkFormat(found === undefined ? await init() : found);
+  }
+
+  /** The layouts setup() moves to this one: the cluster form of each (layout 3 was the first to have one). */
+  #earlierFormats(): string[] {
+    if (this.#keys.buckets === 1) return EARLIER_FORMAT_VERSIONS;
+    return [`3-cluster-${this.#keys.buckets}`];
   }
 
   async #checkFormat(found: unknown): Promise<void> {
@@ -247,6 +258,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
       keys.state(thread, step),
       keys.writes(thread, step),
       keys.writeSteps(thread),
+      keys.chunks(thread),
     ];
     const head = [
       thread,
@@ -262,19 +274,29 @@ export class RedisCheckpointer extends BaseCheckpointer {
     // A small state rides along as a script argument (one command); a large one is SET first in the same
     // MULTI, since Redis copies script arguments into Lua (see keys.ts).
     const inline = record.state.length <= INLINE_STATE_LIMIT;
-    const args = [...head, inline ? 'inline' : 'staged', inline ? record.state : '', ...writeArgs(writes)];
+    const chunks = record.chunks ?? [];
+    const args: RedisArg[] = [
+      ...head,
+      inline ? 'inline' : 'staged',
+      inline ? record.state : '',
+      encodeRefs(record.refs),
+      chunks.length,
+    ];
+    for (const chunk of chunks) args.push(chunk.id, chunk.data);
+    args.push(...writeArgs(writes));
     const reply = (
       inline
         ? await this.call(PUT, scriptKeys, args)
         : await runScriptAfterSet(this.client, [keys.incoming(thread), record.state], PUT, scriptKeys, args)
-    ) as [number, number];
-    const [written, revision] = reply;
-    if (written === 1) return revision;
+    ) as [number, number | string];
+    const [written, answer] = reply;
+    if (written === 1) return Number(answer);
+    if (written === 2) throw new MissingChunkError({ thread, id: String(answer), backend: this.backend });
     throw new CheckpointConflict({
       thread: record.thread,
       step: record.step,
       expected: ifRevision ?? 0,
-      actual: revision,
+      actual: Number(answer),
       backend: this.backend,
     });
   }
@@ -365,7 +387,13 @@ export class RedisCheckpointer extends BaseCheckpointer {
 
   protected async removeThread(thread: string): Promise<number> {
     const k = this.#keys;
-    const keys = [...threadKeys(k, thread), ...indexKeys(k, thread), k.writeSteps(thread), k.lease(thread)];
+    const keys = [
+      ...threadKeys(k, thread),
+      ...indexKeys(k, thread),
+      k.writeSteps(thread),
+      k.lease(thread),
+      k.chunks(thread),
+    ];
     return Number(await this.call(DELETE, keys, [thread, k.statePrefix(thread), k.writesPrefix(thread)]));
   }
 
@@ -379,7 +407,8 @@ export class RedisCheckpointer extends BaseCheckpointer {
       thread,
       this.#keys.writesPrefix(thread),
     ];
-    return Number(await this.call(PRUNE, [checkpoints, steps, this.#keys.writeSteps(thread)], args));
+    const keys = [checkpoints, steps, this.#keys.writeSteps(thread), this.#keys.chunks(thread)];
+    return Number(await this.call(PRUNE, keys, args));
   }
 
   protected async release(): Promise<void> {
@@ -403,18 +432,19 @@ export class RedisCheckpointer extends BaseCheckpointer {
     limit: number,
   ): Promise<CheckpointRecord[]> {
     const [checkpoints, steps] = threadKeys(this.#keys, thread);
-    const reply = await this.call(
+    const [rows, chunks] = (await this.call(
       READ,
-      [checkpoints, steps],
+      [checkpoints, steps, this.#keys.chunks(thread)],
       [max, min, limit, this.#keys.statePrefix(thread), thread],
-    );
-    return groups(reply, 5).map((row) => {
+    )) as [unknown[], unknown[]];
+    const records = groups(rows, 6).map((row) => {
       try {
         return decodeRow(thread, row);
       } catch (error) {
         throw this.corrupt(this.locate(thread, Number(row[0])), error);
       }
     });
+    return attachChunks(records, chunks);
   }
 
   private corrupt(location: string, error: unknown): unknown {

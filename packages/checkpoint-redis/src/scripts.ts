@@ -13,22 +13,27 @@ function lua(name: string, body: string): LuaScript {
 }
 
 // Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:p interrupt
-// payload, and N:s the state when it is small; a large state is the key `<prefix>:st|N|<thread>` instead
-// (see keys.ts for why). Thread keys always come first as KEYS[1..4] = checkpoints, steps, head, incoming;
-// index keys as KEYS[5..9] = all, running, interrupted, done, failed. A write is the field
-// `<node> NUL <key>` of the step's writes hash (neither holds U+0000, so the split is unambiguous).
+// payload, N:f the ids of the chunks its state references (comma-separated; absent for a whole state), and
+// N:s the state when it is small; a large state is the key `<prefix>:st|N|<thread>` instead (see keys.ts for
+// why). Thread keys always come first as KEYS[1..4] = checkpoints, steps, head, incoming; index keys as
+// KEYS[5..9] = all, running, interrupted, done, failed. A write is the field `<node> NUL <key>` of the step's
+// writes hash (neither holds U+0000, so the split is unambiguous). A chunk is the field `<id>` of the
+// thread's chunks hash (ids are [0-9A-Za-z._-], so a comma separates them).
 
 /**
- * put: the revision check, the write, the summary, the thread index and the step's writes, in one atomic call.
- * A small state comes as ARGV[11] and goes to the N:s field. A large one was `SET` under `incoming` by the
- * same MULTI, and is moved to the step's state key (or deleted on a conflict). Either way the other place is
- * cleared, so a step overwritten with a state of the other size is never read twice.
+ * put: the revision check, the chunks check, the write, the summary, the thread index, the step's chunks and
+ * writes, in one atomic call. A small state comes as ARGV[11] and goes to the N:s field. A large one was `SET`
+ * under `incoming` by the same MULTI, and is moved to the step's state key (or deleted when nothing is
+ * written). Either way the other place is cleared, so a step overwritten with a state of the other size is
+ * never read twice.
  * KEYS: checkpoints, steps, head, incoming, the five indexes, the step's state key, its writes hash, the
- * thread's write steps.
+ * thread's write steps, the thread's chunks hash.
  * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status (core's statusOf),
- * ts, the number n of writes, 'inline' or 'staged', the small state ('' when staged), then n (field, value)
- * pairs.
- * Returns {1, new revision} or {0, stored revision} on conflict (nothing written, writes included).
+ * ts, the number n of writes, 'inline' or 'staged', the small state ('' when staged), the refs
+ * (comma-separated, '' for a whole state), the number k of new chunks, then k (id, data) pairs, then n
+ * (field, value) pairs of writes.
+ * Returns {1, new revision}, {0, stored revision} on conflict, or {2, id} when the ref `id` is neither
+ * stored nor new with this put; nothing is written in the last two cases (no chunk, no write).
  */
 export const PUT = lua(
   'put',
@@ -39,6 +44,19 @@ local current = tonumber(redis.call('HGET', KEYS[1], rfield) or '0')
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then
   if staged then redis.call('DEL', KEYS[4]) end
   return {0, current}
+end
+local refs = ARGV[12]
+local k = tonumber(ARGV[13])
+local last_chunk = 13 + 2 * k
+if refs ~= '' then
+  local new = {}
+  for i = 14, last_chunk, 2 do new[ARGV[i]] = true end
+  for id in string.gmatch(refs, '[^,]+') do
+    if not new[id] and redis.call('HEXISTS', KEYS[13], id) == 0 then
+      if staged then redis.call('DEL', KEYS[4]) end
+      return {2, id}
+    end
+  end
 end
 -- Every read before the first write: Redis does not roll back a script that fails half-way.
 if staged and redis.call('EXISTS', KEYS[4]) == 0 then
@@ -55,6 +73,12 @@ else
   redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6], step .. ':s', ARGV[11])
   redis.call('DEL', KEYS[10])
 end
+if refs ~= '' then
+  redis.call('HSET', KEYS[1], step .. ':f', refs)
+else
+  redis.call('HDEL', KEYS[1], step .. ':f')
+end
+for i = 14, last_chunk, 2 do redis.call('HSETNX', KEYS[13], ARGV[i], ARGV[i + 1]) end
 redis.call('ZADD', KEYS[2], step, step)
 if not latest or tonumber(step) >= tonumber(latest) then
   local status_key = {running = 6, interrupted = 7, done = 8, failed = 9}
@@ -70,7 +94,7 @@ if not latest or tonumber(step) >= tonumber(latest) then
 end
 local n = tonumber(ARGV[9])
 if n > 0 then
-  for i = 12, 10 + 2 * n, 2 do redis.call('HSETNX', KEYS[11], ARGV[i], ARGV[i + 1]) end
+  for i = last_chunk + 1, last_chunk + 2 * n, 2 do redis.call('HSETNX', KEYS[11], ARGV[i], ARGV[i + 1]) end
   redis.call('ZADD', KEYS[12], step, step)
 end
 return {1, revision}`,
@@ -137,23 +161,47 @@ export const READ_LEASE = lua(
 );
 
 /**
- * get and list: steps newest first within [min, max], at most `limit` (-1: all), with their fields.
- * KEYS: checkpoints, steps. ARGV: max, min, limit, state key prefix, thread.
- * Returns a flat array of (step, revision, meta, state, payload) groups.
+ * get and list: steps newest first within [min, max], at most `limit` (-1: all), with their fields, then the
+ * chunks their refs name, each once (a missing one is left out: core names it).
+ * KEYS: checkpoints, steps, chunks. ARGV: max, min, limit, state key prefix, thread.
+ * Returns {records, chunks}: a flat array of (step, revision, meta, state, payload, refs) groups, and a flat
+ * array of (id, data) pairs.
  */
 export const READ = lua(
   'read',
   `local steps = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
 local out = {}
+local ids, seen = {}, {}
 for _, step in ipairs(steps) do
-  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':s', step .. ':p')
+  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':s', step .. ':p', step .. ':f')
   out[#out + 1] = step
   out[#out + 1] = f[1]
   out[#out + 1] = f[2]
   out[#out + 1] = f[3] or redis.call('GET', ARGV[4] .. step .. '|' .. ARGV[5])
   out[#out + 1] = f[4]
+  out[#out + 1] = f[5]
+  if f[5] then
+    for id in string.gmatch(f[5], '[^,]+') do
+      if not seen[id] then
+        seen[id] = true
+        ids[#ids + 1] = id
+      end
+    end
+  end
 end
-return out`,
+local chunks = {}
+-- In batches: unpack has a limit on how many values it spreads.
+for first = 1, #ids, 1000 do
+  local batch = {unpack(ids, first, math.min(first + 999, #ids))}
+  local data = redis.call('HMGET', KEYS[3], unpack(batch))
+  for i, id in ipairs(batch) do
+    if data[i] then
+      chunks[#chunks + 1] = id
+      chunks[#chunks + 1] = data[i]
+    end
+  end
+end
+return {out, chunks}`,
 );
 
 /**
@@ -174,8 +222,8 @@ return out`,
 );
 
 /**
- * deleteThread: drops the thread's keys, its states, its writes, its lease and its index entries.
- * KEYS: checkpoints, steps, head, incoming, the five indexes, write steps, lease.
+ * deleteThread: drops the thread's keys, its states, its writes, its lease, its chunks and its index entries.
+ * KEYS: checkpoints, steps, head, incoming, the five indexes, write steps, lease, chunks.
  * ARGV: thread, state key prefix, writes key prefix.
  * Returns how many checkpoints there were.
  */
@@ -186,17 +234,17 @@ for _, step in ipairs(steps) do redis.call('DEL', ARGV[2] .. step .. '|' .. ARGV
 for _, step in ipairs(redis.call('ZRANGE', KEYS[10], 0, -1)) do
   redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[1])
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[10], KEYS[11])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[10], KEYS[11], KEYS[12])
 for i = 5, 9 do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return #steps`,
 );
 
 /**
  * prune: removes steps below `beforeStep` and/or older than `olderThan` (both: AND), never the latest, and
- * the writes of each step it removes.
- * KEYS: checkpoints, steps, write steps. ARGV: beforeStep ('' = none), olderThan epoch ms ('' = none), state
- * key prefix, thread, writes key prefix. Returns how many it removed. The summary needs no change: the latest
- * checkpoint stays.
+ * the writes of each step it removes; then every chunk of the thread that no remaining step references.
+ * KEYS: checkpoints, steps, write steps, chunks. ARGV: beforeStep ('' = none), olderThan epoch ms ('' =
+ * none), state key prefix, thread, writes key prefix. Returns how many it removed. The summary needs no
+ * change: the latest checkpoint stays.
  */
 export const PRUNE = lua(
   'prune',
@@ -213,28 +261,46 @@ for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
     remove = t ~= nil and t < older
   end
   if remove then
-    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':s', step .. ':p')
+    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':s', step .. ':p', step .. ':f')
     redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[4], ARGV[5] .. step .. '|' .. ARGV[4])
     redis.call('ZREM', KEYS[2], step)
     redis.call('ZREM', KEYS[3], step)
     removed = removed + 1
   end
 end
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  local live = {}
+  for _, step in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    local refs = redis.call('HGET', KEYS[1], step .. ':f')
+    if refs then
+      for id in string.gmatch(refs, '[^,]+') do live[id] = true end
+    end
+  end
+  local dead = {}
+  for _, id in ipairs(redis.call('HKEYS', KEYS[4])) do
+    if not live[id] then dead[#dead + 1] = id end
+  end
+  for first = 1, #dead, 1000 do
+    redis.call('HDEL', KEYS[4], unpack(dead, first, math.min(first + 999, #dead)))
+  end
+end
 return removed`,
 );
 
 /**
- * setup: records the layout version under a fresh prefix and returns the stored one. A prefix of layout
- * ARGV[3] (the previous one, which this one only extends) is moved to ARGV[1]. With ARGV[2] = '0'
+ * setup: records the layout version under a fresh prefix and returns the stored one. A prefix of one of the
+ * layouts ARGV[3..] (earlier ones, which this one only extends) is moved to ARGV[1]. With ARGV[2] = '0'
  * (`create: false`) it does not create, and returns false when the prefix holds no store.
- * KEYS: the format key. ARGV: this version, '1' to create or '0' not to, the previous version.
+ * KEYS: the format key. ARGV: this version, '1' to create or '0' not to, the earlier versions.
  */
 export const INIT = lua(
   'init',
   `local found = redis.call('GET', KEYS[1])
-if found == ARGV[3] then
-  redis.call('SET', KEYS[1], ARGV[1])
-  return ARGV[1]
+for i = 3, #ARGV do
+  if found == ARGV[i] then
+    redis.call('SET', KEYS[1], ARGV[1])
+    return ARGV[1]
+  end
 end
 if found then return found end
 if ARGV[2] == '0' then return false end

@@ -1,7 +1,7 @@
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import { Checkpoint, compareThreadIds } from '@flow/core';
 import { uniquePrefix } from '@flow/test-db';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { RedisCheckpointer } from '../src/index.js';
 // @ts-expect-error: a plain JS fixture without types (child processes import it as it is).
@@ -78,6 +78,28 @@ describe('on a Redis Cluster', () => {
     expect((await cp.listThreads({ status: 'running', after: 't1', limit: 2 })).map((t) => t.thread)).toEqual(
       ['t10', 't11'],
     );
+  });
+
+  it('moves a cluster prefix of layout 3 to 4 in setup() and reads its data as it is', async () => {
+    const old = uniquePrefix();
+    const writer = open(old);
+    const admin = new Cluster(nodes);
+    try {
+      await writer.put(new Checkpoint({ thread: 'kept', step: 0, state: { n: 1 }, next: ['n'] }));
+      expect(await admin.get(`${old}:meta|format`)).toBe('4-cluster-16');
+      await admin.set(`${old}:meta|format`, '3-cluster-16');
+      const reader = open(old);
+      try {
+        expect((await reader.get('kept'))?.state).toEqual({ n: 1 });
+        expect(await admin.get(`${old}:meta|format`)).toBe('4-cluster-16');
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      await writer.close();
+      admin.disconnect();
+      await deleteEverywhere(old);
+    }
   });
 
   it('keeps each thread on one primary, and spreads the threads over several', async () => {

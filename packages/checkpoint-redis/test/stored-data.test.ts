@@ -10,14 +10,14 @@ describe('stored data', () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     await checkpointer({ prefix }).setup();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('3');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('4');
     const other = freshPrefix();
     await admin.set(`${other}:meta|format`, '1');
     const cp = new RedisCheckpointer(redisUrl, { prefix: other });
     try {
       await expect(cp.put(at('t', 0))).rejects.toMatchObject({
         code: 'STORAGE',
-        message: expect.stringMatching(/layout version 1\b.*reads version 3/),
+        message: expect.stringMatching(/layout version 1\b.*reads version 4/),
       });
       expect(await admin.exists(`${other}:cp|t`)).toBe(0);
     } finally {
@@ -106,7 +106,7 @@ describe('stored data', () => {
     await expect(cp.listThreads()).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
   });
 
-  it('moves a prefix of layout 2 to 3 in setup() and reads its data as it is', async () => {
+  it('moves a prefix of layout 2 to 4 in setup() and reads its data as it is', async () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     const writer = checkpointer({ prefix });
@@ -127,7 +127,7 @@ describe('stored data', () => {
     await admin.set(`${prefix}:meta|format`, '2');
     const reader = checkpointer({ prefix });
     const threads = await reader.listThreads();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('3');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('4');
     expect(threads.map((t) => [t.thread, t.done, t.interrupted, t.failed, t.error])).toEqual([
       ['ask', false, true, false, null],
       ['end', true, false, false, null],
@@ -136,6 +136,23 @@ describe('stored data', () => {
     expect((await reader.listThreads({ status: 'running' })).map((t) => t.thread)).toEqual(['run']);
     const cp = await reader.get('run');
     expect([cp?.error, cp?.meta, cp?.state]).toEqual([null, {}, { n: 0 }]);
+  });
+
+  it('moves a prefix of layout 3 to 4 in setup(): its whole states read as they are, next to linear ones', async () => {
+    const prefix = freshPrefix();
+    const admin = plainClient();
+    const writer = checkpointer({ prefix });
+    const old = { n: 0, notes: 'layout 3' };
+    await writer.put(new Checkpoint({ thread: 't', step: 0, state: old, next: ['a'] }));
+    // Layout 3 stored exactly this: no N:f field, no chunks hash.
+    expect(await admin.hexists(`${prefix}:cp|t`, '0:f')).toBe(0);
+    await admin.set(`${prefix}:meta|format`, '3');
+    const reader = checkpointer({ prefix });
+    expect((await reader.get('t'))?.state).toEqual(old);
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('4');
+    const grown = { n: 1, items: Array.from({ length: 400 }, (_, i) => ({ i, text: 'y'.repeat(40) })) };
+    await reader.put(new Checkpoint({ thread: 't', step: 1, state: grown, next: ['a'] }));
+    expect((await reader.list('t')).map((c) => c.state)).toEqual([grown, old]);
   });
 
   it('keeps a thread summary and one index entry per status in step with puts, prune and delete', async () => {
