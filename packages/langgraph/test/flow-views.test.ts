@@ -44,11 +44,13 @@ it('`flow threads`, `flow history` and the server list a LangGraph thread as one
     .addEdge('x', FLOW_END)
     .compile({ checkpointer: store });
   const handler = createHandler({ graphs: { shared: any }, token: false });
-  const runs = (await (await handler(new Request('http://local/api/graphs/shared/runs'))).json()) as {
+  const runs = (await (await handler(new Request('http://localhost/api/graphs/shared/runs'))).json()) as {
     runs: unknown[];
   };
   expect(runs.runs).toMatchObject([{ thread: 'lg order', latestStep: 1, interrupted: true, done: false }]);
-  const latest = await (await handler(new Request('http://local/api/graphs/shared/runs/lg%20order'))).json();
+  const latest = await (
+    await handler(new Request('http://localhost/api/graphs/shared/runs/lg%20order'))
+  ).json();
   expect(latest).toMatchObject({
     interruptNode: 'ask',
     interruptPayload: { value: { question: 'ship it?' } },

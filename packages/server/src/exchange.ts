@@ -7,8 +7,10 @@ export interface Incoming {
   readonly method: string;
   /** The whole URL, `http://host:port/path?query`. */
   readonly url: string;
-  /** A header's value, or null. */
+  /** A header's value, or null; every field of that name joined with `, `, as `Headers.get` joins them. */
   header(name: string): string | null;
+  /** The client's address, when the server told us (`serve` does). */
+  readonly peer?: string;
   /** The body's bytes, refused with 413 once past `max` (a declared length over it is refused unread). */
   body(max: number): Promise<Uint8Array>;
 }

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './body.js';
 import { type Incoming, type Outgoing, toResponse } from './exchange.js';
 import { type GraphEntry, graphEntries } from './graphs.js';
 import { HttpError, SERVER, toHttpError } from './http-error.js';
+import { openRefusal, PEER } from './loopback.js';
 import { decodeSegment, threadParam } from './query.js';
 import { errorResponse, json } from './responses.js';
 import { loadUi } from './ui-assets.js';
@@ -15,8 +16,9 @@ export interface HandlerOptions {
   /** The compiled graphs to serve, by name (each with its checkpointer). */
   graphs: Record<string, CompiledGraph<any>>;
   /**
-   * The bearer token every `/api/…` request must carry, or `false` for none (then `serve` listens on a
-   * loopback address only). Required: forgetting it never leaves the API open.
+   * The bearer token every `/api/…` request must carry, or `false` for none: then the handler answers only
+   * requests from this machine (loopback client, `Host` and `Origin`), wherever it is mounted, and `serve`
+   * listens on a loopback address only. Required: forgetting it never leaves the API open.
    */
   token: string | false;
   /** Larger request bodies are refused with 413 before they are parsed. @default 1 MiB */
@@ -33,7 +35,7 @@ export interface HandlerOptions {
 /** A Fetch-API handler: mount it in any server that speaks `Request` and `Response`. */
 export type FlowHandler = (request: Request) => Promise<Response>;
 
-/** Marks a handler made with `token: false`, for `serve` to refuse non-loopback addresses. */
+/** Marks a handler made with `token: false`, for `serve` to refuse to listen on a non-loopback address. */
 export const OPEN_HANDLER: unique symbol = Symbol.for('@flow/server.open-handler');
 
 /** The handler's answers without the Fetch objects, for `serve` (see `Incoming`). */
@@ -42,13 +44,15 @@ export const HANDLE_EXCHANGE: unique symbol = Symbol.for('@flow/server.handle-ex
 /** What `HANDLE_EXCHANGE` holds. */
 export type ExchangeHandler = (request: Incoming) => Promise<Outgoing>;
 
-/** A `Request` as the routes read it. */
+/** A `Request` as the routes read it (with the client's address when `serve` made it). */
 function fromRequest(request: Request): Incoming {
+  const peer = (request as unknown as Record<symbol, string | undefined>)[PEER];
   return {
     method: request.method,
     url: request.url,
     header: (name) => request.headers.get(name),
     body: (max) => readRequestBody(request, max),
+    ...(peer === undefined ? {} : { peer }),
   };
 }
 
@@ -107,6 +111,7 @@ export function createHandler(options: HandlerOptions): FlowHandler {
   checkOptions(options);
   const graphs = graphEntries(options.graphs);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const open = options.token === false;
   const authorized = options.token === false ? () => true : bearerCheck(options.token);
   const cors = options.corsOrigins ?? [];
   const onError = options.onError ?? defaultOnError;
@@ -137,6 +142,8 @@ export function createHandler(options: HandlerOptions): FlowHandler {
     } catch {
       return errorResponse(new HttpError(400, 'INVALID_ARGUMENT', 'the request URL is malformed'));
     }
+    const refusal = open ? openRefusal(request, url, cors) : undefined;
+    if (refusal !== undefined) return errorResponse(new HttpError(401, 'UNAUTHORIZED', refusal));
     const allowed = cors.length === 0 ? undefined : corsHeaders(cors, request.header('origin'));
     const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
     let response: Outgoing;
@@ -162,6 +169,6 @@ export function createHandler(options: HandlerOptions): FlowHandler {
   };
   const handler: FlowHandler = async (request) => toResponse(await handle(fromRequest(request)));
   Object.defineProperty(handler, HANDLE_EXCHANGE, { value: handle });
-  Object.defineProperty(handler, OPEN_HANDLER, { value: options.token === false });
+  Object.defineProperty(handler, OPEN_HANDLER, { value: open });
   return handler;
 }

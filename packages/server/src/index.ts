@@ -2,4 +2,5 @@ export { createHandler, type FlowHandler, type HandlerOptions } from './handler.
 export type { ErrorBody, ErrorCode } from './http-error.js';
 export type { Change } from './json-diff.js';
 export { diffJson } from './json-diff.js';
-export { type FlowServer, isLoopbackHost, type ServeOptions, serve } from './serve.js';
+export { isLoopbackHost } from './loopback.js';
+export { type FlowServer, type ServeOptions, serve } from './serve.js';

@@ -6,6 +6,7 @@ import { tooLarge } from './body.js';
 import type { Incoming, Outgoing } from './exchange.js';
 import { type ExchangeHandler, type FlowHandler, HANDLE_EXCHANGE, OPEN_HANDLER } from './handler.js';
 import { SERVER } from './http-error.js';
+import { isLoopbackHost, PEER } from './loopback.js';
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -27,19 +28,8 @@ export interface FlowServer {
   close(): Promise<void>;
 }
 
-/** True for 127.0.0.0/8, ::1 and `localhost`. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost' || bare === '::1') return true;
-  if (bare.startsWith('::ffff:')) return isLoopbackHost(bare.slice(7));
-  return isIP(bare) === 4 && bare.startsWith('127.');
-}
-
-/** The host name of a `Host` header (without its port). */
-function hostName(header: string | undefined): string {
-  if (header === undefined) return '';
-  return header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : (header.split(':')[0] ?? '');
-}
+/** The client's address; `''` (no loopback client) once the socket is gone. */
+const peerOf = (req: IncomingMessage): string => req.socket.remoteAddress ?? '';
 
 function toRequest(req: IncomingMessage, base: string, signal: AbortSignal): Request {
   const headers = new Headers();
@@ -54,12 +44,15 @@ function toRequest(req: IncomingMessage, base: string, signal: AbortSignal): Req
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   // `base + path` keeps a path such as `//x` a path instead of reading it as a host.
-  return new Request(base + (req.url ?? '/'), {
+  const request = new Request(base + (req.url ?? '/'), {
     method,
     headers,
     signal,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
   } as RequestInit);
+  // A handler without a token reads it even when a function of the user's passes the request on.
+  Object.defineProperty(request, PEER, { value: peerOf(req) });
+  return request;
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
@@ -82,11 +75,21 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   res.end(body);
 }
 
-/** A header of node:http's request (duplicates joined as the Fetch API joins them). */
+/**
+ * A header of node:http's request by the Fetch API's rule: every field of that name joined with `, `. Not
+ * `req.headers`, which keeps only the first of some (`Authorization`, `Host`): both entry points must read
+ * the same value, and two `Authorization` fields are then never taken for a token.
+ */
 function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
+  const raw = req.rawHeaders;
+  let value: string | null = null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const field = raw[i]!;
+    if (field.length === name.length && field.toLowerCase() === name) {
+      value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+    }
+  }
+  return value;
 }
 
 /** Reads node:http's request body, refusing (413) once past `max`: a declared length is refused unread. */
@@ -132,6 +135,7 @@ function toIncoming(req: IncomingMessage, base: string): Incoming {
     url: base + (req.url ?? '/'),
     header: (name) => headerOf(req, name),
     body: (max) => readBody(req, max),
+    peer: peerOf(req),
   };
 }
 
@@ -156,8 +160,9 @@ function plain(res: ServerResponse, status: number, code: string, message: strin
 }
 
 /**
- * Serves a handler on node:http. A handler made with `token: false` is served on a loopback address only,
- * and only to requests whose `Host` is a loopback name (so a web page cannot reach it by DNS rebinding).
+ * Serves a handler on node:http. A handler made with `token: false` is served on a loopback address only;
+ * it refuses requests from elsewhere itself (client address, `Host`, `Origin`), so a function of the user's
+ * wrapped around it, which `serve` cannot tell from any other handler, still answers this machine only.
  *
  * @example const server = await serve(createHandler({ graphs, token }), { port: 8787 }); await server.close();
  */
@@ -179,10 +184,6 @@ export async function serve(handler: FlowHandler, options: ServeOptions = {}): P
   const exchange = (handler as unknown as Record<symbol, ExchangeHandler | undefined>)[HANDLE_EXCHANGE];
   let base = '';
   const server = createServer((req, res) => {
-    if (open && !isLoopbackHost(hostName(req.headers.host))) {
-      plain(res, 401, 'UNAUTHORIZED', 'without a token this server answers only to a loopback Host');
-      return;
-    }
     if (exchange !== undefined) {
       exchange(toIncoming(req, base))
         .then((out) => writeOutgoing(out, req, res))
