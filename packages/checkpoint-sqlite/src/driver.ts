@@ -28,7 +28,11 @@ export interface SqliteStatement {
   raw(toggle?: boolean): SqliteStatement;
 }
 
-/** A function wrapped by `Database#transaction`; `immediate` runs it inside `BEGIN IMMEDIATE ... COMMIT`. */
+/**
+ * A function wrapped by `Database#transaction`; `immediate` runs it inside `BEGIN IMMEDIATE ... COMMIT`,
+ * `deferred` inside a plain `BEGIN` (for reads: one snapshot, no write lock).
+ */
 export interface SqliteTransaction<F extends (...args: any[]) => unknown> {
+  deferred(...args: F extends (...args: infer A) => unknown ? A : never): ReturnType<F>;
   immediate(...args: F extends (...args: infer A) => unknown ? A : never): ReturnType<F>;
 }

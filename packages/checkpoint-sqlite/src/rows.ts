@@ -1,4 +1,10 @@
-import { type CheckpointRecord, CorruptCheckpointError, type ThreadInfo, threadInfoOf } from '@flow/core';
+import {
+  type CheckpointRecord,
+  type ChunkRecord,
+  CorruptCheckpointError,
+  type ThreadInfo,
+  threadInfoOf,
+} from '@flow/core';
 
 /** A read of `flow_checkpoints` as the driver returns it: the columns of `READ_COLUMNS` (statements.ts), in order. */
 export type CheckpointRow = [
@@ -14,7 +20,12 @@ export type CheckpointRow = [
   error: string | null,
   /** `null` stands for `'{}'` (see `READ_COLUMNS`). */
   meta: string | null,
+  /** JSON array of chunk ids; `null` for a whole-state record (every row written before chunks existed). */
+  refs: string | null,
 ];
+
+/** A `flow_chunks` row as `chunksOf` selects it. */
+export type ChunkRow = [id: string, data: string];
 
 /** A `flow_threads` row: thread, latest_step, interrupted, done, ts, error. */
 export type ThreadRow = [
@@ -42,7 +53,16 @@ export function writeParams(record: CheckpointRecord) {
     state: record.state,
     error: record.error,
     meta: record.meta,
+    refs: record.refs !== undefined && record.refs.length > 0 ? JSON.stringify(record.refs) : null,
   };
+}
+
+function parseRefs(text: string): string[] {
+  const refs: unknown = JSON.parse(text);
+  if (!Array.isArray(refs) || refs.some((id) => typeof id !== 'string')) {
+    throw new Error('refs is not an array of chunk ids');
+  }
+  return refs;
 }
 
 function parseNext(text: unknown): string[] {
@@ -64,14 +84,17 @@ export function rowToRecord(
   thread: string,
   row: CheckpointRow,
   locate: (thread: string, step: number) => string,
+  chunks?: readonly ChunkRecord[],
 ): CheckpointRecord {
-  const [step, revision, ts, next, interrupted, interruptNode, interruptPayload, state, error, meta] = row;
+  const [step, revision, ts, next, interrupted, interruptNode, interruptPayload, state, error, meta, refs] =
+    row;
   try {
     if (typeof state !== 'string' || (typeof interruptPayload !== 'string' && interruptPayload !== null)) {
       throw new Error('state or interrupt payload is not text');
     }
     if (typeof ts !== 'string') throw new Error('ts is not text');
-    return {
+    if (refs !== null && typeof refs !== 'string') throw new Error('refs is not text');
+    const record: CheckpointRecord = {
       thread,
       step,
       state,
@@ -84,6 +107,11 @@ export function rowToRecord(
       error,
       meta: meta ?? '{}',
     };
+    if (refs !== null) {
+      record.refs = parseRefs(refs);
+      record.chunks = chunks ?? [];
+    }
+    return record;
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new CorruptCheckpointError(locate(thread, step), detail, { cause: error, backend: 'sqlite' });

@@ -62,10 +62,24 @@ const STATEMENTS: readonly string[] = [
     pid INTEGER NOT NULL,
     expires_ms INTEGER NOT NULL
   ) WITHOUT ROWID;`,
+  // 3. Linear state: the chunks a record's state references, stored once per (thread, id), and each record's
+  // `refs` (a JSON array of chunk ids; NULL for a whole-state record, as every row before this version is).
+  // A rowid table, not WITHOUT ROWID: chunks are kilobytes, far past the size where a clustered key pays.
+  `ALTER TABLE flow_checkpoints ADD COLUMN refs TEXT;
+  CREATE TABLE flow_chunks (
+    thread TEXT NOT NULL COLLATE BINARY,
+    id TEXT NOT NULL COLLATE BINARY,
+    data TEXT NOT NULL,
+    PRIMARY KEY (thread, id)
+  );`,
 ];
 
 /** The names recorded with the versions (the same changes as the Postgres package's, by the same names). */
-const NAMES = ['checkpoints and thread summaries', 'failed runs, meta, per-step writes and leases'];
+const NAMES = [
+  'checkpoints and thread summaries',
+  'failed runs, meta, per-step writes and leases',
+  'chunks and refs of linear state',
+];
 
 const MIGRATIONS: readonly Migration<SqliteDatabase>[] = STATEMENTS.map((sql, i) => ({
   version: i + 1,

@@ -2,6 +2,7 @@ import {
   BaseCheckpointer,
   CheckpointConflict,
   type CheckpointRecord,
+  type ChunkRecord,
   flowPrefix,
   InvalidArgumentError,
   type Lease,
@@ -10,6 +11,7 @@ import {
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,
+  MissingChunkError,
   type NormalizedPruneBounds,
   type ThreadInfo,
   type WriteRecord,
@@ -20,7 +22,14 @@ import type { SqliteDatabase } from './driver.js';
 import { GroupCommit } from './group-commit.js';
 import { type ConnectionSettings, connectionSettings, type SqliteCheckpointerOptions } from './options.js';
 import { createPrivateFile } from './private-file.js';
-import { type CheckpointRow, rowToRecord, rowToThreadInfo, type ThreadRow, writeParams } from './rows.js';
+import {
+  type CheckpointRow,
+  type ChunkRow,
+  rowToRecord,
+  rowToThreadInfo,
+  type ThreadRow,
+  writeParams,
+} from './rows.js';
 import { migrate } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
 
@@ -42,6 +51,25 @@ function toLease(thread: string, row: StoredLease): Lease {
     pid: row.pid,
     expiresAt: new Date(row.expiresMs).toISOString(),
   };
+}
+
+/** Index of `refs` in a `CheckpointRow`. */
+const REFS = 10;
+
+function toChunk([id, data]: ChunkRow): ChunkRecord {
+  return { id, data };
+}
+
+/** The ids of `wanted` that are not stored for the record's thread (read only to name them). */
+function missingChunks(record: CheckpointRecord, wanted: string[], s: Statements): MissingChunkError {
+  const stored = new Set(
+    (s.chunksOf.all(record.thread, JSON.stringify(wanted)) as ChunkRow[]).map(([id]) => id),
+  );
+  return new MissingChunkError(
+    record.thread,
+    record.step,
+    wanted.filter((id) => !stored.has(id)),
+  );
 }
 
 function isDatabase(value: unknown): value is SqliteDatabase {
@@ -68,11 +96,20 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   #db: SqliteDatabase | undefined;
   #statements: Statements | undefined;
   #group: GroupCommit | undefined;
-  #write: ((params: WriteParams, ifRevision: number | undefined) => number) | undefined;
+  #write:
+    | ((params: WriteParams, ifRevision: number | undefined, record: CheckpointRecord) => number)
+    | undefined;
   #remove: ((thread: string) => number) | undefined;
   #writeWith:
-    | ((params: WriteParams, ifRevision: number | undefined, writes: WriteRecord[]) => number)
+    | ((
+        params: WriteParams,
+        ifRevision: number | undefined,
+        record: CheckpointRecord,
+        writes: WriteRecord[],
+      ) => number)
     | undefined;
+  /** Runs `read` in one read transaction: a record and its chunks come from one snapshot. */
+  #snapshot: (<T>(read: () => T) => T) | undefined;
   #addWrites: ((thread: string, step: number, writes: WriteRecord[]) => void) | undefined;
   #prune:
     | ((params: { thread: string; beforeStep: number | null; olderThan: number | null }) => number)
@@ -119,7 +156,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     const s = prepareStatements(db);
     this.#statements = s;
     this.#group = new GroupCommit(db);
-    const put = (params: WriteParams, ifRevision: number | undefined) => {
+    const put = (params: WriteParams, ifRevision: number | undefined, record: CheckpointRecord) => {
       const row = (
         ifRevision === undefined
           ? s.upsert.get(params)
@@ -137,8 +174,22 @@ export class SqliteCheckpointer extends BaseCheckpointer {
           backend: this.backend,
         });
       }
+      storeChunks(record);
       s.touchThread.run(params);
       return row.revision;
+    };
+    // In the put's own transaction (a savepoint inside a group), so a throw here stores nothing of the put.
+    const storeChunks = (record: CheckpointRecord) => {
+      if (record.refs === undefined || record.refs.length === 0) return;
+      const added = new Set<string>();
+      for (const chunk of record.chunks ?? []) {
+        s.addChunk.run(record.thread, chunk.id, chunk.data);
+        added.add(chunk.id);
+      }
+      const others = [...new Set(record.refs)].filter((id) => !added.has(id));
+      if (others.length === 0) return;
+      const [stored] = s.countChunks.get(record.thread, JSON.stringify(others)) as [number];
+      if (stored < others.length) throw missingChunks(record, others, s);
     };
     const addWrites = (thread: string, step: number, writes: WriteRecord[]) => {
       for (const w of writes) s.addWrite.run({ thread, step, node: w.node, key: w.key, value: w.value });
@@ -146,24 +197,34 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     this.#write = db.transaction(put).immediate;
     // One transaction: a conflict throws before any write is added, and rolls back nothing else.
     this.#writeWith = db.transaction(
-      (params: WriteParams, ifRevision: number | undefined, writes: WriteRecord[]) => {
-        const revision = put(params, ifRevision);
+      (
+        params: WriteParams,
+        ifRevision: number | undefined,
+        record: CheckpointRecord,
+        writes: WriteRecord[],
+      ) => {
+        const revision = put(params, ifRevision, record);
         addWrites(params.thread, params.step, writes);
         return revision;
       },
     ).immediate;
     this.#addWrites = db.transaction(addWrites).immediate;
+    const snapshot = db.transaction((read: () => unknown) => read()).deferred;
+    this.#snapshot = <T>(read: () => T) => snapshot(read) as T;
     this.#remove = db.transaction((thread: string) => {
       const removed = s.deleteCheckpoints.run({ thread }).changes;
       s.deleteThread.run({ thread });
       s.deleteWrites.run({ thread });
       s.deleteLease.run({ thread });
+      s.deleteChunks.run({ thread });
       return removed;
     }).immediate;
     this.#prune = db.transaction(
       (params: { thread: string; beforeStep: number | null; olderThan: number | null }) => {
         s.pruneWrites.run(params);
-        return s.prune.run(params).changes;
+        const removed = s.prune.run(params).changes;
+        if (removed > 0) s.pruneChunks.run({ thread: params.thread });
+        return removed;
       },
     ).immediate;
     this.#lease = db.transaction(
@@ -189,7 +250,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   // Puts (and a node's writes) join a group commit: concurrent runs share one transaction and one fsync.
   protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
     const params = writeParams(record);
-    return this.#group!.add(() => this.#write!(params, ifRevision));
+    return this.#group!.add(() => this.#write!(params, ifRevision, record));
   }
 
   protected override writeRecordWithWrites(
@@ -198,7 +259,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     writes: WriteRecord[],
   ): Promise<number> {
     const params = writeParams(record);
-    return this.#group!.add(() => this.#writeWith!(params, ifRevision, writes));
+    return this.#group!.add(() => this.#writeWith!(params, ifRevision, record, writes));
   }
 
   protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
@@ -242,20 +303,33 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
     this.#group!.flush();
     const s = this.#statements!;
-    const row = (step === undefined ? s.latest.get(thread) : s.at.get(thread, step)) as
-      | CheckpointRow
-      | undefined;
-    return row && rowToRecord(thread, row, this.#locate);
+    const read = () =>
+      (step === undefined ? s.latest.get(thread) : s.at.get(thread, step)) as CheckpointRow | undefined;
+    const row = read();
+    if (row === undefined || row[REFS] === null) return row && rowToRecord(thread, row, this.#locate);
+    // A record with refs is read again with its chunks in one snapshot, so a thread deleted by another
+    // process in between never pairs a record with missing chunks; a whole-state read pays no transaction.
+    return this.#snapshot!(() => {
+      const again = read();
+      if (again === undefined || again[REFS] === null)
+        return again && rowToRecord(thread, again, this.#locate);
+      const chunks = (s.chunksOf.all(thread, again[REFS]) as ChunkRow[]).map(toChunk);
+      return rowToRecord(thread, again, this.#locate, chunks);
+    });
   }
 
   protected readRecords(thread: string, opts: ListOptions): CheckpointRecord[] {
     this.#group!.flush();
-    const rows = this.#statements!.list.all(
-      thread,
-      opts.beforeStep ?? MAX_STEP + 1,
-      opts.limit ?? -1,
-    ) as CheckpointRow[];
-    return rows.map((row) => rowToRecord(thread, row, this.#locate));
+    const s = this.#statements!;
+    const bounds = [thread, opts.beforeStep ?? MAX_STEP + 1, opts.limit ?? -1] as const;
+    return this.#snapshot!(() => {
+      const rows = s.list.all(...bounds) as CheckpointRow[];
+      // Every record gets the chunks of the whole list: one query, each chunk read once.
+      const chunks = rows.some((row) => row[REFS] !== null)
+        ? (s.chunksOfList.all(thread, ...bounds) as ChunkRow[]).map(toChunk)
+        : undefined;
+      return rows.map((row) => rowToRecord(thread, row, this.#locate, chunks));
+    });
   }
 
   protected readThreads(opts: ListThreadsOptions): ThreadInfo[] {
@@ -291,6 +365,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     this.#write = undefined;
     this.#remove = undefined;
     this.#writeWith = undefined;
+    this.#snapshot = undefined;
     this.#addWrites = undefined;
     this.#prune = undefined;
     this.#lease = undefined;

@@ -4,13 +4,20 @@ import type { SqliteDatabase, SqliteStatement } from './driver.js';
 /** What a read selects, in the order of `CheckpointRow` (rows.ts). The caller knows the thread already. */
 // `nullif`: the usual payload, JSON `null`, comes back as SQL NULL, which costs the driver no string.
 const READ_COLUMNS =
-  "step, revision, ts, next, interrupted, interrupt_node, nullif(interrupt_payload, 'null'), state, error, nullif(meta, '{}')";
+  "step, revision, ts, next, interrupted, interrupt_node, nullif(interrupt_payload, 'null'), state, error, nullif(meta, '{}'), refs";
 const VALUES =
-  '@thread, @step, 1, @ts, @tsMs, @next, @interrupted, @interruptNode, @interruptPayload, @state, @error, @meta';
-const INSERT = `INSERT INTO flow_checkpoints (thread, step, revision, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta) VALUES (${VALUES})`;
+  '@thread, @step, 1, @ts, @tsMs, @next, @interrupted, @interruptNode, @interruptPayload, @state, @error, @meta, @refs';
+const INSERT = `INSERT INTO flow_checkpoints (thread, step, revision, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta, refs) VALUES (${VALUES})`;
 const SET = `ts = @ts, ts_ms = @tsMs, next = @next, interrupted = @interrupted,
   interrupt_node = @interruptNode, interrupt_payload = @interruptPayload, state = @state, error = @error,
-  meta = @meta`;
+  meta = @meta, refs = @refs`;
+/** The steps `list` reads: (thread, beforeStep, limit). */
+const LISTED = 'FROM flow_checkpoints WHERE thread = ? AND step < ? ORDER BY step DESC LIMIT ?';
+/** The steps `prune` removes: never the latest, so the summary (which describes it) stays right without a write. */
+const PRUNED = `FROM flow_checkpoints WHERE thread = @thread
+      AND (@beforeStep IS NULL OR step < @beforeStep)
+      AND (@olderThan IS NULL OR ts_ms < @olderThan)
+      AND step < (SELECT max(step) FROM flow_checkpoints WHERE thread = @thread)`;
 
 /**
  * `listThreads` filters; each is a prepared statement of its own so SQLite can plan it on an index. The SQL
@@ -49,8 +56,16 @@ export const SQL = {
   /** (thread, step) */
   at: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step = ?`,
   /** (thread, beforeStep, limit) */
-  list: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step < ?
-    ORDER BY step DESC LIMIT ?`,
+  list: `SELECT ${READ_COLUMNS} ${LISTED}`,
+  /** (thread, refs as JSON text): the chunks one record references. */
+  chunksOf: 'SELECT id, data FROM flow_chunks WHERE thread = ? AND id IN (SELECT value FROM json_each(?))',
+  /** (thread, thread, beforeStep, limit): the chunks the records of a `list` reference, each once. */
+  chunksOfList: `SELECT id, data FROM flow_chunks WHERE thread = ? AND id IN (
+    SELECT j.value FROM (SELECT refs ${LISTED}) AS r, json_each(r.refs) AS j)`,
+  /** (thread, id, data): an id already stored keeps its data (core never reuses an id for other data). */
+  addChunk: 'INSERT INTO flow_chunks (thread, id, data) VALUES (?, ?, ?) ON CONFLICT (thread, id) DO NOTHING',
+  /** (thread, ids as JSON text): how many of the ids are stored, to verify a put's refs. */
+  countChunks: 'SELECT count(*) FROM flow_chunks WHERE thread = ? AND id IN (SELECT value FROM json_each(?))',
   threads: Object.fromEntries(
     Object.entries(STATUS_FILTER).map(([status, filter]) => [
       status,
@@ -63,17 +78,13 @@ export const SQL = {
   deleteThread: 'DELETE FROM flow_threads WHERE thread = @thread',
   deleteWrites: 'DELETE FROM flow_writes WHERE thread = @thread',
   deleteLease: 'DELETE FROM flow_leases WHERE thread = @thread',
-  /** Never the latest step, so the summary (which describes it) stays right without a write. */
-  prune: `DELETE FROM flow_checkpoints WHERE thread = @thread
-    AND (@beforeStep IS NULL OR step < @beforeStep)
-    AND (@olderThan IS NULL OR ts_ms < @olderThan)
-    AND step < (SELECT max(step) FROM flow_checkpoints WHERE thread = @thread)`,
+  deleteChunks: 'DELETE FROM flow_chunks WHERE thread = @thread',
+  prune: `DELETE ${PRUNED}`,
   /** The writes of exactly the steps `prune` removes; run first, in the same transaction. */
-  pruneWrites: `DELETE FROM flow_writes WHERE thread = @thread AND step IN (
-    SELECT step FROM flow_checkpoints WHERE thread = @thread
-      AND (@beforeStep IS NULL OR step < @beforeStep)
-      AND (@olderThan IS NULL OR ts_ms < @olderThan)
-      AND step < (SELECT max(step) FROM flow_checkpoints WHERE thread = @thread))`,
+  pruneWrites: `DELETE FROM flow_writes WHERE thread = @thread AND step IN (SELECT step ${PRUNED})`,
+  /** The chunks no remaining record references; run after `prune`, in the same transaction. */
+  pruneChunks: `DELETE FROM flow_chunks WHERE thread = @thread AND id NOT IN (
+    SELECT j.value FROM flow_checkpoints AS c, json_each(c.refs) AS j WHERE c.thread = @thread)`,
   /** First value wins: a stored (thread, step, node, key) is left as it is. */
   addWrite: `INSERT INTO flow_writes (thread, step, node, key, value) VALUES (@thread, @step, @node, @key, @value)
     ON CONFLICT DO NOTHING`,
@@ -95,7 +106,7 @@ type Prepared<T> = { [K in keyof T]: T[K] extends string ? SqliteStatement : Pre
 export type Statements = Prepared<typeof SQL>;
 
 /** The statements whose rows come back as arrays (`raw`), in the order they select. */
-const READS = new Set(['latest', 'at', 'list', 'threads']);
+const READS = new Set(['latest', 'at', 'list', 'threads', 'chunksOf', 'chunksOfList', 'countChunks']);
 
 function prepareAll<T extends object>(db: SqliteDatabase, sql: T, raw = false): Prepared<T> {
   return Object.fromEntries(
