@@ -15,15 +15,15 @@ import {
   type ThreadInfo,
   type WriteRecord,
 } from '@flow/core';
+import { chunksDirOf } from './chunk-file.js';
 import type { FileLockOptions } from './file-lock.js';
-import { Layout, stepFileName, TRASH_PREFIX, uniqueName } from './layout.js';
+import { Layout, TRASH_PREFIX, uniqueName } from './layout.js';
 import { dropLeaseFile, extendLeaseFile, readLeaseFile, writeLeaseFile } from './lease-file.js';
-import { mapLimit } from './map-limit.js';
 import { type FileCheckpointerOptions, lockTimings } from './options.js';
 import { ensureRoot, mkdirPrivate, syncDir } from './private-fs.js';
 import { pruneSteps } from './prune-steps.js';
+import { readStep, readSteps } from './read-step.js';
 import { readThreads } from './read-threads.js';
-import { readStepFile } from './step-file.js';
 import { entriesOf, listSteps, repairSummary, sweepTemps } from './thread-dir.js';
 import { withThreadLock } from './thread-lock.js';
 import {
@@ -140,11 +140,11 @@ export class FileCheckpointer extends BaseCheckpointer {
 
   protected readRecord(thread: string, step: number | undefined): Promise<CheckpointRecord | undefined> {
     return this.#track(async () => {
-      if (step !== undefined) return readStepFile(this.#layout.stepFile(thread, step), thread, step);
-      // The step files, not the summary, say which is the latest: they are what a put commits first.
       const dir = this.#layout.threadDir(thread);
+      if (step !== undefined) return readStep(dir, thread, step, READ_CONCURRENCY);
+      // The step files, not the summary, say which is the latest: they are what a put commits first.
       for (const s of await listSteps(dir)) {
-        const record = await readStepFile(join(dir, stepFileName(s)), thread, s);
+        const record = await readStep(dir, thread, s, READ_CONCURRENCY);
         if (record !== undefined) return record; // undefined: deleted meanwhile, try the next
       }
       return undefined;
@@ -158,10 +158,7 @@ export class FileCheckpointer extends BaseCheckpointer {
       const { beforeStep, limit } = opts;
       if (beforeStep !== undefined) steps = steps.filter((s) => s < beforeStep);
       if (limit !== undefined) steps = steps.slice(0, limit);
-      const records = await mapLimit(steps, READ_CONCURRENCY, (s) =>
-        readStepFile(join(dir, stepFileName(s)), thread, s),
-      );
-      return records.filter((r) => r !== undefined);
+      return readSteps(dir, thread, steps, READ_CONCURRENCY);
     });
   }
 
@@ -209,6 +206,7 @@ export class FileCheckpointer extends BaseCheckpointer {
           const dir = this.#layout.threadDir(thread);
           const entries = await entriesOf(dir);
           await sweepTemps(dir, entries);
+          await sweepTemps(chunksDirOf(dir), await entriesOf(chunksDirOf(dir)));
           await settleStages(dir, thread, entries);
           await repairSummary(dir, thread, entries);
         }

@@ -9,6 +9,7 @@ import { threadName } from './thread-name.js';
  *     <root>/threads/<thread-name>/thread.json       the thread's summary (for listThreads)
  *     <root>/threads/<thread-name>/lease.json        the thread's lease, if one was taken
  *     <root>/threads/<thread-name>/writes/0000000042/<hash>.json   one file per write of step 42
+ *     <root>/threads/<thread-name>/chunks/<hex of id>.json          one file per chunk of linear state
  *     <root>/threads/<thread-name>/.stage-0000000042-<random>      a put's writes, until published
  *     <root>/threads/<thread-name>/.tmp-*            a write in progress (or left by a crash)
  *     <root>/threads/.trash-*                        a thread being deleted
@@ -48,6 +49,17 @@ export const TEMP_PREFIX = '.tmp-';
 export const LEASE_FILE = 'lease.json';
 /** The directory of a thread's writes, one subdirectory per step. */
 export const WRITES_DIR = 'writes';
+/** The directory of a thread's chunks (parts of linear states that steps share). */
+export const CHUNKS_DIR = 'chunks';
+
+/**
+ * `k3F` → `6b3346.json`: a chunk file's name, the id's bytes in lowercase hex, so ids differing only in case
+ * stay apart on case-insensitive file systems, and no id (`.`, `..`) is a special name.
+ */
+export function chunkFileName(id: string): string {
+  return `${Buffer.from(id, 'utf8').toString('hex')}.json`;
+}
+
 /** Prefix of staging directories (writes of a put with writes, before they are published). */
 export const STAGE_PREFIX = '.stage-';
 

@@ -1,10 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NormalizedPruneBounds } from '@flow/core';
-import { stageStepOf, stepFileName, stepsOf, stepWritesDir } from './layout.js';
+import { collectChunks } from './chunk-file.js';
+import { CHUNKS_DIR, stageStepOf, stepFileName, stepsOf, stepWritesDir } from './layout.js';
 import { mapLimit } from './map-limit.js';
 import { removeFile, syncDir } from './private-fs.js';
-import { readStepHeader } from './step-file.js';
+import { readStepHeader, type StepHeader } from './step-file.js';
 import { entriesOf, sweepTemps } from './thread-dir.js';
 
 /**
@@ -44,5 +45,34 @@ export async function pruneSteps(
     const s = stageStepOf(name);
     if (s !== undefined && gone.has(s)) await rm(join(dir, name), { recursive: true, force: true });
   }
+  if (doomed.length > 0 && entries.includes(CHUNKS_DIR)) {
+    await collectUnreferenced(
+      dir,
+      thread,
+      stepsOf(entries).filter((s) => !gone.has(s)),
+      concurrency,
+    );
+  }
   return doomed.length;
+}
+
+/**
+ * Removes the chunks no remaining step references, after the pruned step files are gone. A remaining step
+ * whose header cannot be read leaves every chunk in place: garbage is allowed, a dangling ref is not.
+ */
+async function collectUnreferenced(
+  dir: string,
+  thread: string,
+  remaining: readonly number[],
+  concurrency: number,
+): Promise<void> {
+  let headers: (StepHeader | undefined)[];
+  try {
+    headers = await mapLimit(remaining, concurrency, (s) =>
+      readStepHeader(join(dir, stepFileName(s)), thread, s),
+    );
+  } catch {
+    return;
+  }
+  await collectChunks(dir, new Set(headers.flatMap((h) => h?.refs ?? [])));
 }

@@ -10,8 +10,12 @@ import { hasCode } from './private-fs.js';
  * them twice.
  */
 export interface StepHeader {
-  /** 2 since runs record `error` and `meta`; a format-1 file (written before) reads as error null, meta `{}`. */
-  format: 1 | 2;
+  /**
+   * 2 since runs record `error` and `meta`; a format-1 file (written before) reads as error null, meta `{}`.
+   * 3: a linear state, whose `state` references the chunk files of `refs` (a reader that knows only formats
+   * 1 and 2 refuses such a file rather than take its `state` for the whole state).
+   */
+  format: 1 | 2 | 3;
   thread: string;
   step: number;
   revision: number;
@@ -28,6 +32,8 @@ export interface StepHeader {
    * `writes/` (see write-files.ts). Absent when the put had no writes.
    */
   staged?: string;
+  /** The ids of the chunks the state references (format 3 only, never empty). */
+  refs?: string[];
   /** `true`: the two fields hold JSON strings wrapping the serializer's text; `false`: the text itself. */
   text: boolean;
   payloadBytes: number;
@@ -51,8 +57,9 @@ export function encodeStepFile(
 ): Buffer {
   const payload = rawJson ? record.interruptPayload : JSON.stringify(record.interruptPayload);
   const state = rawJson ? record.state : JSON.stringify(record.state);
+  const linear = record.refs !== undefined && record.refs.length > 0;
   const header: StepHeader = {
-    format: 2,
+    format: linear ? 3 : 2,
     thread: record.thread,
     step: record.step,
     revision,
@@ -63,6 +70,7 @@ export function encodeStepFile(
     error: record.error,
     meta: record.meta,
     ...(staged === undefined ? {} : { staged }),
+    ...(linear ? { refs: [...record.refs!] } : {}),
     text: !rawJson,
     payloadBytes: Buffer.byteLength(payload),
     stateBytes: Buffer.byteLength(state),
@@ -96,7 +104,7 @@ function parseHeader(
   const ok =
     typeof h === 'object' &&
     h !== null &&
-    (h.format === 1 || h.format === 2) &&
+    (h.format === 1 || h.format === 2 || h.format === 3) &&
     typeof h.ts === 'string' &&
     Number.isSafeInteger(h.revision) &&
     h.revision > 0 &&
@@ -112,7 +120,10 @@ function parseHeader(
     (h.format === 1 ||
       ((h.error === null || typeof h.error === 'string') &&
         typeof h.meta === 'string' &&
-        (h.staged === undefined || isStageName(h.staged))));
+        (h.staged === undefined || isStageName(h.staged)) &&
+        (h.format === 2
+          ? h.refs === undefined
+          : Array.isArray(h.refs) && h.refs.length > 0 && h.refs.every((id) => typeof id === 'string'))));
   if (!ok) throw corrupt(path, 'malformed header');
   if (typeof h.thread !== 'string' || (thread !== undefined && h.thread !== thread) || h.step !== step) {
     throw corrupt(path, `holds thread ${JSON.stringify(h.thread)} step ${h.step}, not this one`);
@@ -188,6 +199,7 @@ export function decodeStepFile(buf: Buffer, path: string, thread: string, step: 
     revision: h.revision,
     error: h.error ?? null,
     meta: h.meta ?? '{}',
+    ...(h.refs === undefined ? {} : { refs: h.refs }),
   };
 }
 

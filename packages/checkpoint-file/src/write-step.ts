@@ -1,7 +1,14 @@
 import { rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { CheckpointConflict, type CheckpointRecord, type ThreadInfo, type WriteRecord } from '@flow/core';
-import { SUMMARY_FILE, stageName, stepFileName } from './layout.js';
+import {
+  CheckpointConflict,
+  type CheckpointRecord,
+  MissingChunkError,
+  type ThreadInfo,
+  type WriteRecord,
+} from '@flow/core';
+import { removeChunkFiles, storedChunkNames, writeChunkFiles } from './chunk-file.js';
+import { chunkFileName, SUMMARY_FILE, stageName, stepFileName } from './layout.js';
 import { mkdirPrivate, removeFile, syncDir } from './private-fs.js';
 import { encodeStepFile, readStepHeader } from './step-file.js';
 import { encodeSummary, readSummary, summaryOf } from './summary-file.js';
@@ -38,9 +45,12 @@ export async function writeStep(
   // The writes go to a staging directory the step file names: readers see them once (and only if) the
   // step file is in place; they are published into writes/ after it.
   const stage = writes.length > 0 ? await stageWrites(dir, step, writes) : undefined;
+  let chunkFiles: string[] = [];
   let stepTemp: string | undefined;
   let summaryTemp: string | undefined;
   try {
+    // Durable before the step file that names them is committed.
+    chunkFiles = await storeChunks(dir, record, rawJson);
     // Both files are fully written before either is moved into place.
     stepTemp = await writeTemp(dir, encodeStepFile(record, revision, rawJson, stage), true);
     if (summary !== undefined) summaryTemp = await writeTemp(dir, encodeSummary(summary), false);
@@ -50,6 +60,7 @@ export async function writeStep(
     }
   } catch (error) {
     if (stepTemp !== undefined) await removeFile(stepTemp).catch(() => {});
+    await removeChunkFiles(chunkFiles);
     if (stage !== undefined) await rm(join(dir, stage), { recursive: true, force: true }).catch(() => {});
     if (summaryTemp !== undefined) await removeFile(summaryTemp).catch(() => {});
     throw error;
@@ -67,6 +78,22 @@ export async function writeStep(
   // Committed: should publishing fail, the next locked call on the step (or recovery) finishes it.
   if (stage !== undefined) await publishStage(dir, step, stage).catch(() => {});
   return revision;
+}
+
+/**
+ * Stores the chunks of a linear record that are not stored yet, after checking that every other id in
+ * `refs` is stored (`MissingChunkError` otherwise, before writing any). Resolves with the chunk files it
+ * created.
+ */
+async function storeChunks(dir: string, record: CheckpointRecord, rawJson: boolean): Promise<string[]> {
+  if (record.refs === undefined || record.refs.length === 0) return [];
+  const stored = await storedChunkNames(dir);
+  const brought = new Set((record.chunks ?? []).map((c) => c.id));
+  const missing = [...new Set(record.refs)].filter(
+    (id) => !brought.has(id) && !stored.has(chunkFileName(id)),
+  );
+  if (missing.length > 0) throw new MissingChunkError(record.thread, record.step, missing);
+  return writeChunkFiles(dir, record.thread, record.chunks ?? [], stored, rawJson);
 }
 
 /** Writes a put's writes, each fsynced, into a new `0o700` staging directory; resolves with its name. */
