@@ -92,7 +92,8 @@ async function storeChunks(dir: string, record: CheckpointRecord, rawJson: boole
   const missing = [...new Set(record.refs)].filter(
     (id) => !brought.has(id) && !stored.has(chunkFileName(id)),
   );
-  if (missing.length > 0) throw new MissingChunkError(record.thread, record.step, missing);
+  if (missing.length > 0)
+    throw new MissingChunkError({ thread: record.thread, id: missing[0]!, backend: 'file' });
   return writeChunkFiles(dir, record.thread, record.chunks ?? [], stored, rawJson);
 }
 

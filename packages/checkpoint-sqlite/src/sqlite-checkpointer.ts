@@ -60,18 +60,6 @@ function toChunk([id, data]: ChunkRow): ChunkRecord {
   return { id, data };
 }
 
-/** The ids of `wanted` that are not stored for the record's thread (read only to name them). */
-function missingChunks(record: CheckpointRecord, wanted: string[], s: Statements): MissingChunkError {
-  const stored = new Set(
-    (s.chunksOf.all(record.thread, JSON.stringify(wanted)) as ChunkRow[]).map(([id]) => id),
-  );
-  return new MissingChunkError(
-    record.thread,
-    record.step,
-    wanted.filter((id) => !stored.has(id)),
-  );
-}
-
 function isDatabase(value: unknown): value is SqliteDatabase {
   return (
     typeof value === 'object' && value !== null && typeof (value as SqliteDatabase).prepare === 'function'
@@ -188,8 +176,10 @@ export class SqliteCheckpointer extends BaseCheckpointer {
       }
       const others = [...new Set(record.refs)].filter((id) => !added.has(id));
       if (others.length === 0) return;
-      const [stored] = s.countChunks.get(record.thread, JSON.stringify(others)) as [number];
-      if (stored < others.length) throw missingChunks(record, others, s);
+      const missing = s.missingChunk.get(JSON.stringify(others), record.thread) as [string] | undefined;
+      if (missing !== undefined) {
+        throw new MissingChunkError({ thread: record.thread, id: missing[0], backend: this.backend });
+      }
     };
     const addWrites = (thread: string, step: number, writes: WriteRecord[]) => {
       for (const w of writes) s.addWrite.run({ thread, step, node: w.node, key: w.key, value: w.value });

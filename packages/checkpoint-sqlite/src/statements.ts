@@ -64,8 +64,9 @@ export const SQL = {
     SELECT j.value FROM (SELECT refs ${LISTED}) AS r, json_each(r.refs) AS j)`,
   /** (thread, id, data): an id already stored keeps its data (core never reuses an id for other data). */
   addChunk: 'INSERT INTO flow_chunks (thread, id, data) VALUES (?, ?, ?) ON CONFLICT (thread, id) DO NOTHING',
-  /** (thread, ids as JSON text): how many of the ids are stored, to verify a put's refs. */
-  countChunks: 'SELECT count(*) FROM flow_chunks WHERE thread = ? AND id IN (SELECT value FROM json_each(?))',
+  /** (ids as JSON text, thread): the first of the ids not stored, if any, to verify a put's refs. */
+  missingChunk: `SELECT j.value FROM json_each(?) AS j
+    WHERE NOT EXISTS (SELECT 1 FROM flow_chunks WHERE thread = ? AND id = j.value) LIMIT 1`,
   threads: Object.fromEntries(
     Object.entries(STATUS_FILTER).map(([status, filter]) => [
       status,
@@ -106,7 +107,7 @@ type Prepared<T> = { [K in keyof T]: T[K] extends string ? SqliteStatement : Pre
 export type Statements = Prepared<typeof SQL>;
 
 /** The statements whose rows come back as arrays (`raw`), in the order they select. */
-const READS = new Set(['latest', 'at', 'list', 'threads', 'chunksOf', 'chunksOfList', 'countChunks']);
+const READS = new Set(['latest', 'at', 'list', 'threads', 'chunksOf', 'chunksOfList', 'missingChunk']);
 
 function prepareAll<T extends object>(db: SqliteDatabase, sql: T, raw = false): Prepared<T> {
   return Object.fromEntries(
