@@ -33,6 +33,6 @@ store="${url}${sep}tablePrefix=ci_cli_$$_"
 npx --no-install flow setup --store "$store"
 test "$(npx --no-install flow threads --store "$store")" = "no threads"
 node --input-type=module -e "const m = await import('mysql2/promise'); const c = await m.createConnection(process.argv[1]);
-  for (const t of ['checkpoints', 'threads', 'writes', 'leases', 'migrations']) await c.query('DROP TABLE IF EXISTS ci_cli_$$_' + t);
+  for (const t of ['checkpoints', 'threads', 'writes', 'leases', 'chunks', 'migrations']) await c.query('DROP TABLE IF EXISTS ci_cli_$$_' + t);
   await c.end();" "$url"
 echo "flow threads --store mysql://… ok"

@@ -13,6 +13,7 @@ import {
   type ListOptions,
   type ListThreadsOptions,
   MAX_STEP,
+  MissingChunkError,
   type NormalizedPruneBounds,
   SerializationError,
   statusOf,
@@ -22,14 +23,7 @@ import {
 } from '@flow/core';
 import type { MysqlConnection, MysqlPool, MysqlQueryable, MysqlWriteResult } from './driver.js';
 import { createPool, isPool } from './pool.js';
-import {
-  type CheckpointRow,
-  type LeaseRow,
-  type ThreadRow,
-  toLease,
-  toRecord,
-  toThreadInfo,
-} from './rows.js';
+import { type LeaseRow, type ReadRow, splitRead, type ThreadRow, toLease, toThreadInfo } from './rows.js';
 import { migrate, type Tables, tablesFor } from './schema.js';
 import { buildStatements, type Statements, WRITES_PER_INSERT } from './statements.js';
 import { assertTablePrefix } from './table-prefix.js';
@@ -45,6 +39,10 @@ export interface MysqlCheckpointerOptions extends BaseCheckpointerOptions {
    */
   tablePrefix?: string;
 }
+
+/** Chunks one insert carries at most, and about how many characters of data. */
+const CHUNKS_PER_INSERT = 64;
+const BYTES_PER_INSERT = 1 << 20;
 
 /** Above every valid step: the "no bound" of `list` and `prune`. */
 const NO_STEP_BOUND = MAX_STEP + 1;
@@ -138,6 +136,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
       record.state,
       record.error,
       record.meta,
+      record.refs !== undefined && record.refs.length > 0 ? JSON.stringify(record.refs) : null,
     ];
     const done = statusOf(record) === 'done';
     return inTransaction(this.#transactions, async (db) => {
@@ -157,10 +156,34 @@ export class MysqlCheckpointer extends BaseCheckpointer {
         await db.execute(this.#sql.upsert, [thread, step, ...fields]);
         revision = (await this.#revisionOf(db, thread, step)) ?? 1;
       }
+      await this.#storeChunks(db, record);
       await db.execute(this.#sql.upsertSummary, [thread, step, record.interrupted, done, record.error, ts]);
       await this.#insertWrites(db, thread, step, writes);
       return revision;
     });
+  }
+
+  /**
+   * In the put's transaction, after its conflict check: inserts the record's new chunks, then checks that
+   * every other id of `refs` is stored, share-locking those rows until the commit (`MissingChunkError`, and
+   * the rollback, otherwise).
+   */
+  async #storeChunks(db: MysqlQueryable, record: CheckpointRecord): Promise<void> {
+    if (record.refs === undefined || record.refs.length === 0) return;
+    const chunks = record.chunks ?? [];
+    await this.#insertBatches(db, chunks, this.#sql.insertChunks, (c) => [record.thread, c.id, c.data], {
+      rows: CHUNKS_PER_INSERT,
+      bytes: (c) => c.data.length,
+    });
+    const brought = new Set(chunks.map((c) => c.id));
+    const others = [...new Set(record.refs)].filter((id) => !brought.has(id));
+    if (others.length === 0) return;
+    const [rows] = await db.execute(this.#sql.storedChunks, [JSON.stringify(others), record.thread]);
+    const stored = new Set((rows as { id: string }[]).map((r) => r.id));
+    const missing = others.find((id) => !stored.has(id));
+    if (missing !== undefined) {
+      throw new MissingChunkError({ thread: record.thread, id: missing, backend: this.backend });
+    }
   }
 
   protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
@@ -175,23 +198,31 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     return (rows as WriteRecord[]).map(({ node, key, value }) => ({ node, key, value })).sort(compareWrites);
   }
 
+  #insertWrites(db: MysqlQueryable, thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+    const values = (w: WriteRecord) => [thread, step, writeHash(w.node, w.key), w.node, w.key, w.value];
+    return this.#insertBatches(db, writes, this.#sql.insertWrites, values, { rows: WRITES_PER_INSERT });
+  }
+
   /**
-   * Inserts the batch in order, in statements of at most WRITES_PER_INSERT rows whose sizes are powers of
-   * two: a handful of distinct statement texts, so the driver's prepared-statement cache stays small.
+   * Inserts `items` in order, in statements of at most `limit.rows` rows (and, with `limit.bytes`, about
+   * BYTES_PER_INSERT characters, so a statement stays well under the server's packet limit) whose sizes are
+   * powers of two: a handful of distinct statement texts, so the driver's prepared-statement cache stays small.
    */
-  async #insertWrites(
+  async #insertBatches<T>(
     db: MysqlQueryable,
-    thread: string,
-    step: number,
-    writes: WriteRecord[],
+    items: readonly T[],
+    sql: (rows: number) => string,
+    values: (item: T) => unknown[],
+    limit: { rows: number; bytes?: (item: T) => number },
   ): Promise<void> {
-    for (let at = 0; at < writes.length; ) {
-      let size = WRITES_PER_INSERT;
-      while (size > writes.length - at) size /= 2;
-      const values = writes
-        .slice(at, at + size)
-        .flatMap((w) => [thread, step, writeHash(w.node, w.key), w.node, w.key, w.value]);
-      await db.execute(this.#sql.insertWrites(size), values);
+    const weigh = limit.bytes;
+    const weight = (batch: readonly T[]) => batch.reduce((sum, item) => sum + weigh!(item), 0);
+    for (let at = 0; at < items.length; ) {
+      let size = limit.rows;
+      while (size > items.length - at) size /= 2;
+      if (weigh !== undefined)
+        while (size > 1 && weight(items.slice(at, at + size)) > BYTES_PER_INSERT) size /= 2;
+      await db.execute(sql(size), items.slice(at, at + size).flatMap(values));
       at += size;
     }
   }
@@ -242,19 +273,21 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     thread: string,
     step: number | undefined,
   ): Promise<CheckpointRecord | undefined> {
-    const [rows] =
-      step === undefined
-        ? await this.#pool.execute(this.#sql.getLatest, [thread])
-        : await this.#pool.execute(this.#sql.getStep, [thread, step]);
-    const row = (rows as CheckpointRow[])[0];
-    return row && toRecord(thread, row, this.locate(thread, row.step));
+    const where = step === undefined ? [thread] : [thread, step];
+    const sql = step === undefined ? this.#sql.getLatest : this.#sql.getStep;
+    const [rows] = await this.#pool.execute(sql, [...where, thread, ...where]);
+    return splitRead(thread, rows as ReadRow[], (s) => this.locate(thread, s))[0];
   }
 
   protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
-    const values: unknown[] = [thread, opts.beforeStep ?? NO_STEP_BOUND];
-    if (opts.limit !== undefined) values.push(opts.limit);
-    const [rows] = await this.#pool.execute(this.#sql.list(opts.limit !== undefined), values);
-    return (rows as CheckpointRow[]).map((row) => toRecord(thread, row, this.locate(thread, row.step)));
+    const where: unknown[] = [thread, opts.beforeStep ?? NO_STEP_BOUND];
+    if (opts.limit !== undefined) where.push(opts.limit);
+    const sql = this.#sql.list(opts.limit !== undefined);
+    const [rows] = await this.#pool.execute(sql, [...where, thread, ...where]);
+    // The union of a read keeps no order: newest first, as list promises.
+    return splitRead(thread, rows as ReadRow[], (s) => this.locate(thread, s)).sort(
+      (a, b) => b.step - a.step,
+    );
   }
 
   protected async readThreads(opts: ListThreadsOptions): Promise<ThreadInfo[]> {
@@ -272,6 +305,7 @@ export class MysqlCheckpointer extends BaseCheckpointer {
       await db.execute(this.#sql.deleteSummary, [thread]);
       await db.execute(this.#sql.deleteWrites, [thread]);
       await db.execute(this.#sql.deleteLease, [thread]);
+      await db.execute(this.#sql.deleteChunks, [thread]);
       return (result as MysqlWriteResult).affectedRows;
     });
   }
@@ -285,8 +319,27 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     return inTransaction(this.#transactions, async (db) => {
       await db.execute(this.#sql.pruneWrites(olderThan), [thread, ...values]);
       const [result] = await db.execute(this.#sql.prune(olderThan), values);
-      return (result as MysqlWriteResult).affectedRows;
+      const removed = (result as MysqlWriteResult).affectedRows;
+      if (removed > 0) await this.#collectChunks(db, thread);
+      return removed;
     });
+  }
+
+  /**
+   * In prune's transaction, after its deletes: removes the chunks no remaining checkpoint references. The
+   * chunks are locked first and the refs read after (a locking read: the latest rows), so a put that
+   * share-locked a chunk has committed, and is counted, before the refs are read, and a put that comes later
+   * waits, then finds its chunk gone (`MissingChunkError`) — whatever the isolation level.
+   */
+  async #collectChunks(db: MysqlQueryable, thread: string): Promise<void> {
+    const [stored] = await db.execute(this.#sql.lockChunks, [thread]);
+    if ((stored as unknown[]).length === 0) return;
+    const [referenced] = await db.execute(this.#sql.referencedChunks, [thread]);
+    const keep = new Set((referenced as { id: string }[]).map((r) => r.id));
+    const unreferenced = (stored as { id: string }[]).map((r) => r.id).filter((id) => !keep.has(id));
+    if (unreferenced.length > 0) {
+      await db.execute(this.#sql.removeChunks, [thread, JSON.stringify(unreferenced)]);
+    }
   }
 
   protected async release(): Promise<void> {
@@ -326,7 +379,8 @@ function assertStorable(record: CheckpointRecord): void {
     interruptPayload: record.interruptPayload,
     interruptNode: record.interruptNode,
   };
-  for (const [field, text] of Object.entries(texts)) {
+  const chunks = (record.chunks ?? []).map((c) => [`chunk ${JSON.stringify(c.id)}`, c.data] as const);
+  for (const [field, text] of [...Object.entries(texts), ...chunks]) {
     if (text !== null && !text.isWellFormed()) {
       throw new SerializationError(
         `${flowPrefix('mysql')}${field} of thread ${JSON.stringify(record.thread)} step ${record.step} holds a lone ` +

@@ -1,5 +1,6 @@
 import {
   type CheckpointRecord,
+  type ChunkRecord,
   CorruptCheckpointError,
   type Lease,
   type ThreadInfo,
@@ -20,6 +21,48 @@ export interface CheckpointRow {
   error: string | null;
   /** NULL in rows written before the column existed: meta `{}`. */
   meta: string | null;
+  /** JSON array of chunk ids; NULL for a whole state (every row written before chunks existed). */
+  refs: string | null;
+}
+
+/**
+ * A row of a read (statements.ts `withChunks`): a checkpoint (`kind` 0, chunk columns NULL) or a chunk one
+ * of them references (`kind` 1, checkpoint columns NULL).
+ */
+export type ReadRow =
+  | (CheckpointRow & { kind: 0 | '0' })
+  | { kind: 1 | '1'; chunk_id: string; chunk_data: string };
+
+/** The checkpoints of a read, in the order of `rows`, with the chunks the read brought. */
+export function splitRead(
+  thread: string,
+  rows: readonly ReadRow[],
+  locate: (step: number) => string,
+): CheckpointRecord[] {
+  const records: CheckpointRecord[] = [];
+  const chunks: ChunkRecord[] = [];
+  for (const row of rows) {
+    if (Number(row.kind) === 1) {
+      const chunk = row as { chunk_id: string; chunk_data: string };
+      chunks.push({ id: chunk.chunk_id, data: chunk.chunk_data });
+    } else {
+      const r = row as CheckpointRow;
+      records.push(toRecord(thread, r, locate(Number(r.step))));
+    }
+  }
+  // Every linear record gets the chunks of the whole read: core looks up only the ids it references.
+  for (const record of records) if (record.refs !== undefined) record.chunks = chunks;
+  return records;
+}
+
+function parseRefs(text: string, location: string): string[] {
+  try {
+    const refs: unknown = JSON.parse(text);
+    if (Array.isArray(refs) && refs.every((id) => typeof id === 'string')) return refs;
+  } catch {
+    // reported below
+  }
+  throw new CorruptCheckpointError(location, 'refs is not a JSON array of chunk ids', { backend: 'mysql' });
 }
 
 /** A thread summary row. */
@@ -53,7 +96,7 @@ function parseNext(text: string, location: string): string[] {
 
 /** A row as the record `BaseCheckpointer` decodes (state and payload stay serialized text). */
 export function toRecord(thread: string, row: CheckpointRow, location: string): CheckpointRecord {
-  return {
+  const record: CheckpointRecord = {
     thread,
     step: Number(row.step),
     revision: Number(row.revision),
@@ -66,6 +109,8 @@ export function toRecord(thread: string, row: CheckpointRow, location: string): 
     error: row.error,
     meta: row.meta ?? '{}',
   };
+  if (row.refs !== null) record.refs = parseRefs(row.refs, location);
+  return record;
 }
 
 /** The summary keeps `done`, not the frontier: an unfinished run stands in with a one-node frontier. */

@@ -3,13 +3,14 @@ import type { MysqlConnection, MysqlPool, MysqlQueryable } from './driver.js';
 
 /**
  * The tables of one store, quoted: `<prefix>checkpoints`, `<prefix>threads`, `<prefix>writes`,
- * `<prefix>leases`, and core's version table `<prefix>migrations`.
+ * `<prefix>leases`, `<prefix>chunks`, and core's version table `<prefix>migrations`.
  */
 export interface Tables {
   checkpoints: string;
   threads: string;
   writes: string;
   leases: string;
+  chunks: string;
   migrations: string;
   /** The same names unquoted, as information_schema spells them. */
   names: { checkpoints: string; threads: string };
@@ -23,6 +24,7 @@ export function tablesFor(prefix: string): Tables {
     threads: quoted('threads'),
     writes: quoted('writes'),
     leases: quoted('leases'),
+    chunks: quoted('chunks'),
     migrations: quoted(VERSION_TABLE),
     names: { checkpoints: `${prefix}checkpoints`, threads: `${prefix}threads` },
   };
@@ -82,6 +84,23 @@ async function addMissingColumns(
 const TEXT = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL';
 /** JSON text from core (a run error, meta); NULL in rows written before these columns existed. */
 const JSON_TEXT = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL';
+
+/** A chunk id (core's `[0-9A-Za-z._-]{1,40}`): ASCII, compared byte for byte. */
+export const CHUNK_ID = 'VARCHAR(40) CHARACTER SET ascii COLLATE ascii_bin';
+
+/** The rows of a JSON array of chunk ids, as a table with one column `id` (the form of `refs`). */
+export function idsOf(json: string): string {
+  return `JSON_TABLE(${json}, '$[*]' COLUMNS (id ${CHUNK_ID} PATH '$'))`;
+}
+
+/** Reads and the prune of chunks rely on JSON_TABLE: refuse a server without it, saying what is needed. */
+async function assertJsonTable(db: MysqlQueryable): Promise<void> {
+  try {
+    await db.query(`SELECT j.id FROM ${idsOf("'[]'")} AS j`);
+  } catch (error) {
+    throw new Error('the server has no JSON_TABLE: MariaDB 10.6+ or MySQL 8.0+ is needed', { cause: error });
+  }
+}
 
 async function idColumn(db: MysqlQueryable): Promise<string> {
   return `VARCHAR(512) CHARACTER SET utf8mb4 COLLATE ${await threadCollation(db)} NOT NULL`;
@@ -155,6 +174,24 @@ function migrations(t: Tables): MigrationDialect<MysqlConnection>['migrations'] 
             pid        INT NOT NULL,
             expires_at DATETIME(3) NOT NULL,
             PRIMARY KEY (thread)
+          ) ENGINE = InnoDB`);
+      },
+    },
+    {
+      version: 3,
+      name: 'chunks and refs of linear state',
+      // The parts of linear states that steps share, once per (thread, id), and each checkpoint's `refs` (a
+      // JSON array of chunk ids; NULL for a whole state, as every row written before is).
+      async apply(db) {
+        await assertJsonTable(db);
+        const id = await idColumn(db);
+        await addMissingColumns(db, t.checkpoints, t.names.checkpoints, { refs: JSON_TEXT });
+        await db.query(`
+          CREATE TABLE IF NOT EXISTS ${t.chunks} (
+            thread ${id},
+            id     ${CHUNK_ID} NOT NULL,
+            data   ${TEXT},
+            PRIMARY KEY (thread, id)
           ) ENGINE = InnoDB`);
       },
     },

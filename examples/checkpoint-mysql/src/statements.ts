@@ -1,9 +1,13 @@
 import type { ThreadStatus } from '@flow/core';
-import type { Tables } from './schema.js';
+import { idsOf, type Tables } from './schema.js';
 
 /** Columns of a checkpoint row, in the order `toRecord` reads them. */
 const COLUMNS =
-  'step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta';
+  'step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta, refs';
+/** What a chunk row of a read carries in the checkpoint columns. */
+const NO_COLUMNS = COLUMNS.split(', ')
+  .map(() => 'NULL')
+  .join(', ');
 
 /**
  * Core's `statusOf` in SQL, on the summary (`done` is stored as "empty frontier and not interrupted"):
@@ -32,8 +36,19 @@ export const WRITES_PER_INSERT = 256;
  */
 export function buildStatements(t: Tables) {
   const insert = `INSERT INTO ${t.checkpoints}
-    (thread, step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta)
-    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    (thread, step, revision, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta, refs)
+    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  /**
+   * Checkpoints with the chunks they reference, in one statement and so one snapshot: the rows of `records`
+   * (`kind` 0), then every chunk their refs name, each once (`kind` 1: `chunk_id`, `chunk_data`). `where` is
+   * what follows `FROM checkpoints`; its parameters come twice, around the thread's.
+   */
+  const withChunks = (where: string) => `
+    SELECT 0 AS kind, r.*, NULL AS chunk_id, NULL AS chunk_data
+      FROM (SELECT ${COLUMNS} FROM ${t.checkpoints} ${where}) AS r
+    UNION ALL
+    SELECT 1, ${NO_COLUMNS}, c.id, c.data FROM ${t.chunks} AS c WHERE c.thread = ? AND c.id IN (
+      SELECT j.id FROM (SELECT refs FROM ${t.checkpoints} ${where}) AS k, ${idsOf('k.refs')} AS j)`;
   return {
     /** `ifRevision: 0`: the primary key refuses a second row (ER_DUP_ENTRY). */
     insert,
@@ -42,11 +57,11 @@ export function buildStatements(t: Tables) {
       revision = revision + 1, ts_ms = VALUES(ts_ms), next = VALUES(next),
       interrupted = VALUES(interrupted), interrupt_node = VALUES(interrupt_node),
       interrupt_payload = VALUES(interrupt_payload), state = VALUES(state), error = VALUES(error),
-      meta = VALUES(meta)`,
+      meta = VALUES(meta), refs = VALUES(refs)`,
     /** `ifRevision: n`: changes the row only when its revision is still n. */
     updateIfRevision: `UPDATE ${t.checkpoints} SET
       revision = revision + 1, ts_ms = ?, next = ?, interrupted = ?, interrupt_node = ?,
-      interrupt_payload = ?, state = ?, error = ?, meta = ?
+      interrupt_payload = ?, state = ?, error = ?, meta = ?, refs = ?
       WHERE thread = ? AND step = ? AND revision = ?`,
     revisionOf: `SELECT revision FROM ${t.checkpoints} WHERE thread = ? AND step = ?`,
     /**
@@ -60,11 +75,34 @@ export function buildStatements(t: Tables) {
       error = IF(VALUES(latest_step) >= latest_step, VALUES(error), error),
       ts_ms = IF(VALUES(latest_step) >= latest_step, VALUES(ts_ms), ts_ms),
       latest_step = GREATEST(latest_step, VALUES(latest_step))`,
-    getLatest: `SELECT ${COLUMNS} FROM ${t.checkpoints} WHERE thread = ? ORDER BY step DESC LIMIT 1`,
-    getStep: `SELECT ${COLUMNS} FROM ${t.checkpoints} WHERE thread = ? AND step = ?`,
+    /** (thread, thread, thread) */
+    getLatest: withChunks('WHERE thread = ? ORDER BY step DESC LIMIT 1'),
+    /** (thread, step, thread, thread, step) */
+    getStep: withChunks('WHERE thread = ? AND step = ?'),
+    /** (thread, beforeStep[, limit], thread, thread, beforeStep[, limit]); rows in no particular order. */
     list: (limited: boolean) =>
-      `SELECT ${COLUMNS} FROM ${t.checkpoints} WHERE thread = ? AND step < ?
-       ORDER BY step DESC${limited ? ' LIMIT ?' : ''}`,
+      withChunks(`WHERE thread = ? AND step < ? ORDER BY step DESC${limited ? ' LIMIT ?' : ''}`),
+    /**
+     * `rows` chunks (thread, id, data each). An id already stored keeps its data (core never reuses an id
+     * for other data); the no-op update, unlike `INSERT IGNORE`, still fails on any other error.
+     */
+    insertChunks: (rows: number) => `INSERT INTO ${t.chunks} (thread, id, data)
+      VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}
+      ON DUPLICATE KEY UPDATE thread = thread`,
+    /**
+     * (ids as a JSON array, thread): those of the ids stored, share-locked until the put commits, so no
+     * prune or delete can remove one under a put that references it.
+     */
+    storedChunks: `SELECT c.id FROM ${t.chunks} AS c JOIN ${idsOf('?')} AS j ON c.id = j.id
+      WHERE c.thread = ? LOCK IN SHARE MODE`,
+    /** Prune, first: every chunk of the thread, locked, so no put can start referencing one meanwhile. */
+    lockChunks: `SELECT id FROM ${t.chunks} WHERE thread = ? FOR UPDATE`,
+    /** Prune, then: the chunk ids the remaining checkpoints reference (a locking read: the latest rows). */
+    referencedChunks: `SELECT j.id FROM ${t.checkpoints} AS k, ${idsOf('k.refs')} AS j
+      WHERE k.thread = ? LOCK IN SHARE MODE`,
+    /** (thread, ids as a JSON array) */
+    removeChunks: `DELETE FROM ${t.chunks} WHERE thread = ? AND id IN (SELECT j.id FROM ${idsOf('?')} AS j)`,
+    deleteChunks: `DELETE FROM ${t.chunks} WHERE thread = ?`,
     listThreads: (after: boolean, status: ThreadStatus | undefined, limited: boolean) =>
       `SELECT thread, latest_step, interrupted, done, error, ts_ms FROM ${t.threads}
        WHERE TRUE ${after ? 'AND thread > ?' : ''} ${status ? STATUS_FILTER[status] : ''}
