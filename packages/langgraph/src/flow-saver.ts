@@ -22,6 +22,7 @@ import {
   type SerializerProtocol,
   TASKS,
 } from '@langchain/langgraph-checkpoint';
+import { type Breakpoints, stopsAt } from './breakpoints.js';
 import { ancestorHistory } from './delta-history.js';
 import { matchesFilter } from './filter.js';
 import { findStep } from './find-step.js';
@@ -40,7 +41,7 @@ const PAGE = 64;
 const MAX_CLAIMS = 100;
 
 /** Options of `FlowSaver`. */
-export interface FlowSaverOptions {
+export interface FlowSaverOptions extends Breakpoints {
   /** How LangGraph values become bytes. @default LangGraph's JsonPlusSerializer */
   serde?: SerializerProtocol;
 }
@@ -77,6 +78,7 @@ function knownOf(cp: FlowCheckpoint, facts: LangGraphFacts): Known {
     versions: state.checkpoint.channel_versions,
     values: state.values,
     sorted: facts.sorted,
+    next: cp.next,
   };
 }
 
@@ -92,6 +94,7 @@ export class FlowSaver extends BaseCheckpointSaver {
   /** The @flow store underneath; closing it is the caller's. */
   readonly checkpointer: Checkpointer;
   readonly #caches: ThreadCaches;
+  #breakpoints: Breakpoints;
 
   constructor(checkpointer: Checkpointer, options: FlowSaverOptions = {}) {
     super(options.serde);
@@ -99,6 +102,22 @@ export class FlowSaver extends BaseCheckpointSaver {
       throw new InvalidArgumentError(`${P}FlowSaver needs a @flow Checkpointer`);
     this.checkpointer = checkpointer;
     this.#caches = new ThreadCaches(checkpointer);
+    this.#breakpoints = {
+      interruptBefore: options.interruptBefore,
+      interruptAfter: options.interruptAfter,
+    };
+  }
+
+  /**
+   * The static breakpoints of the graph this saver stores (`compile({ interruptBefore, interruptAfter })`),
+   * so a checkpoint where the graph stops at one is `interrupted` for @flow's views. `servedGraph(app)` sets
+   * them from the compiled graph.
+   */
+  setBreakpoints(breakpoints: Breakpoints): void {
+    this.#breakpoints = {
+      interruptBefore: breakpoints.interruptBefore,
+      interruptAfter: breakpoints.interruptAfter,
+    };
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -302,6 +321,9 @@ export class FlowSaver extends BaseCheckpointSaver {
     const { channel_values: _values, ...skeleton } = checkpoint;
     const state: LangGraphState = { checkpoint: skeleton, values, metadata: storedMetadata };
     const next = nextNodes(checkpoint);
+    const before = stopsAt(checkpoint, this.#breakpoints.interruptBefore, next);
+    const after = parent && stopsAt(checkpoint, this.#breakpoints.interruptAfter, parent.next);
+    const stop = before ?? after;
     const build = (step: number, sorted: boolean) =>
       new FlowCheckpoint({
         thread: where.thread,
@@ -309,7 +331,11 @@ export class FlowSaver extends BaseCheckpointSaver {
         state,
         next,
         ts: flowTs(checkpoint.ts),
+        // A static breakpoint: no question waits, the run goes on when resumed without an answer.
+        ...(stop === undefined ? {} : { interrupted: true, interruptNode: stop, interruptPayload: null }),
         meta: {
+          ...(before === undefined ? {} : { interruptBefore: true }),
+          ...(before === undefined && after !== undefined ? { interruptAfter: true } : {}),
           langgraph: {
             thread_id: where.threadId,
             checkpoint_ns: where.ns,
@@ -326,6 +352,7 @@ export class FlowSaver extends BaseCheckpointSaver {
       versions: checkpoint.channel_versions,
       values,
       sorted,
+      next,
     });
 
     const again = cache.known.get(checkpoint.id);

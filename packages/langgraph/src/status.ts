@@ -1,4 +1,4 @@
-import type { Checkpointer } from '@flow/core';
+import type { Checkpointer, PendingWrite as FlowWrite } from '@flow/core';
 import { ERROR, INTERRUPT, type PendingWrite } from '@langchain/langgraph-checkpoint';
 import { sortWrites } from './pending-writes.js';
 import { plainOf } from './stored-value.js';
@@ -25,6 +25,33 @@ function nodeOfPath(path: string): string | null {
   return pulled?.[1] ?? null;
 }
 
+/** An `interrupt()` a checkpoint waits on: LangGraph's interrupt id, the node that asked, the question. */
+export interface WaitingInterrupt {
+  id: string | null;
+  node: string | null;
+  payload: unknown;
+}
+
+/**
+ * The interrupts among a checkpoint's stored writes, in LangGraph's order: each interrupt write holds a list
+ * of LangGraph `Interrupt`s (`{ id, value }`); `next` names the node when the task path does not.
+ */
+export function waitingInterrupts(stored: readonly FlowWrite[], next: readonly string[]): WaitingInterrupt[] {
+  const only = next.length === 1 ? (next[0] as string) : null;
+  return sortWrites(stored)
+    .filter((w) => w.stored.c === INTERRUPT)
+    .flatMap((w) => {
+      const plain = plainOf(w.stored);
+      const node = nodeOfPath(w.stored.p) ?? only;
+      return (Array.isArray(plain) ? plain : [plain]).map((i: unknown) => {
+        const { id, value } = (i ?? {}) as { id?: unknown; value?: unknown };
+        return typeof i === 'object' && i !== null && 'value' in i
+          ? { id: typeof id === 'string' ? id : null, node, payload: value }
+          : { id: null, node, payload: i };
+      });
+    });
+}
+
 /**
  * After an interrupt or an error was written for a checkpoint, its @flow record says so, for `flow threads`
  * and the server: `interrupted` with the interrupts as the payload while LangGraph waits for an answer, the
@@ -45,16 +72,12 @@ export async function statusAfterWrites(
     ]);
     if (cp === undefined) return;
     const sorted = sortWrites(stored);
-    const interrupts = sorted
-      .filter((w) => w.stored.c === INTERRUPT)
-      .flatMap((w) => {
-        const plain = plainOf(w.stored);
-        return Array.isArray(plain) ? plain : [plain];
-      });
+    const waiting = waitingInterrupts(stored, cp.next);
+    // The question itself is the payload, as @flow's engine stores it; the ids are in the writes.
+    const interrupts = waiting.map((w) => w.payload);
     const failed = sorted.filter((w) => w.stored.c === ERROR);
     const only = cp.next.length === 1 ? (cp.next[0] as string) : null;
-    const interrupting = sorted.find((w) => w.stored.c === INTERRUPT);
-    const node = (interrupting && nodeOfPath(interrupting.stored.p)) ?? only;
+    const node = waiting[0]?.node ?? only;
     const last = failed[failed.length - 1];
     const error =
       last === undefined

@@ -10,6 +10,8 @@ export interface Known {
   versions: ChannelVersions;
   values: Record<string, StoredValue>;
   sorted: boolean;
+  /** The nodes LangGraph runs from it (its @flow `next`). */
+  next: readonly string[];
 }
 
 /** What this process knows of one @flow thread: its latest step, recent checkpoints, puts in flight. */

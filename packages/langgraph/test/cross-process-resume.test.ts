@@ -44,7 +44,7 @@ describe.each(crossProcess)(
       expect(info).toMatchObject({ thread, interrupted: true, done: false });
       expect(await store.get(thread)).toMatchObject({
         interruptNode: 'ask',
-        interruptPayload: { value: { question: 'ship it?' } },
+        interruptPayload: { question: 'ship it?' },
       });
 
       const second = await graphProcess('resume', opener, thread, calls);

@@ -53,7 +53,7 @@ it('`flow threads`, `flow history` and the server list a LangGraph thread as one
   ).json();
   expect(latest).toMatchObject({
     interruptNode: 'ask',
-    interruptPayload: { value: { question: 'ship it?' } },
+    interruptPayload: { question: 'ship it?' },
   });
   await store.close();
 });

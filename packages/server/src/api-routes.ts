@@ -80,7 +80,7 @@ const startRun: Route = async ({ graph, request, maxBodyBytes }) => {
   return json(resultJson(await graph.app.invoke(input, options)));
 };
 
-const getRun: Route = async (ctx) => json(await checkpointJson(await latestOrThrow(ctx), ctx.graph.store));
+const getRun: Route = async (ctx) => json(await checkpointJson(await latestOrThrow(ctx), ctx.graph));
 
 const getHistory: Route = async (ctx) => {
   const { query, graph, thread } = ctx;
@@ -91,7 +91,7 @@ const getHistory: Route = async (ctx) => {
     beforeStep === undefined ? { limit } : { beforeStep, limit },
   );
   if (checkpoints.length === 0) await latestOrThrow(ctx);
-  return json({ checkpoints: await Promise.all(checkpoints.map((cp) => checkpointJson(cp, graph.store))) });
+  return json({ checkpoints: await Promise.all(checkpoints.map((cp) => checkpointJson(cp, graph))) });
 };
 
 async function stepOrThrow(ctx: RouteContext, step: number) {
@@ -104,7 +104,7 @@ async function stepOrThrow(ctx: RouteContext, step: number) {
 const getStep =
   (stepText: string): Route =>
   async (ctx) =>
-    json(await checkpointJson(await stepOrThrow(ctx, stepParam(stepText, 'step')), ctx.graph.store));
+    json(await checkpointJson(await stepOrThrow(ctx, stepParam(stepText, 'step')), ctx.graph));
 
 const getDiff: Route = async (ctx) => {
   const { query, graph, thread } = ctx;
@@ -155,7 +155,7 @@ const forkRun: Route = async ({ graph, thread, request, maxBodyBytes }) => {
   if (id === undefined) throw new HttpError(500, 'INTERNAL', 'fork did not say which thread it made');
   const latest = await graph.app.getState(id);
   if (latest === undefined) throw threadNotFound(id);
-  return json(await checkpointJson(latest, graph.store), 201);
+  return json(await checkpointJson(latest, graph), 201);
 };
 
 const deleteRun: Route = async ({ graph, thread }) => {

@@ -1,8 +1,13 @@
 import { type Checkpoint, type Checkpointer, InvalidArgumentError } from '@flow/core';
 import type { CompiledGraph, RunResult } from '@flow/graph';
 import { SERVER } from './http-error.js';
+import type { PendingInterruptJson } from './interrupts.js';
 
-/** What the server needs of a compiled graph; `enqueue` and `fork` are used when the engine has them. */
+/**
+ * What the server needs of a compiled graph; `enqueue` and `fork` are used when the engine has them, and
+ * `interruptsOf` when the graph names its interrupts itself (another engine's graph, such as a LangGraph.js one
+ * through `servedGraph` of `@flow/langgraph`).
+ */
 export interface ServedGraph {
   readonly checkpointer: Checkpointer | undefined;
   invoke(input: any, options?: { thread?: string }): Promise<RunResult<any>>;
@@ -11,6 +16,8 @@ export interface ServedGraph {
   history(thread: string, options?: { beforeStep?: number; limit?: number }): Promise<Checkpoint[]>;
   enqueue?(input: any, options?: { thread?: string }): Promise<unknown>;
   fork?(thread: string, options: { step: number; to?: string }): Promise<unknown>;
+  /** The interrupts an interrupted checkpoint waits on, with the ids to answer with. */
+  interruptsOf?(cp: Checkpoint): Promise<PendingInterruptJson[]>;
 }
 
 /** A graph by name, with the store it runs on. */
@@ -24,7 +31,9 @@ export interface GraphEntry {
  * Checks the `graphs` option: an object of compiled graphs by name, each with a checkpointer (a graph
  * without one has no runs to serve).
  */
-export function graphEntries(graphs: Record<string, CompiledGraph<any>>): Map<string, GraphEntry> {
+export function graphEntries(
+  graphs: Record<string, CompiledGraph<any> | ServedGraph>,
+): Map<string, GraphEntry> {
   if (typeof graphs !== 'object' || graphs === null) {
     throw new InvalidArgumentError(`${SERVER}graphs must be an object of compiled graphs by name`);
   }

@@ -4,7 +4,7 @@ import { findRoute } from './api-routes.js';
 import { bearerCheck } from './auth.js';
 import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './body.js';
 import { type Incoming, type Outgoing, toResponse } from './exchange.js';
-import { type GraphEntry, graphEntries } from './graphs.js';
+import { type GraphEntry, graphEntries, type ServedGraph } from './graphs.js';
 import { HttpError, SERVER, toHttpError } from './http-error.js';
 import { openRefusal, PEER } from './loopback.js';
 import { decodeSegment, threadParam } from './query.js';
@@ -13,8 +13,11 @@ import { loadUi } from './ui-assets.js';
 
 /** Options of `createHandler`. */
 export interface HandlerOptions {
-  /** The compiled graphs to serve, by name (each with its checkpointer). */
-  graphs: Record<string, CompiledGraph<any>>;
+  /**
+   * The compiled graphs to serve, by name (each with its checkpointer); another engine's graph through an
+   * adapter of the `ServedGraph` shape (a LangGraph.js one: `servedGraph(app)` of `@flow/langgraph`).
+   */
+  graphs: Record<string, CompiledGraph<any> | ServedGraph>;
   /**
    * The bearer token every `/api/…` request must carry, or `false` for none: then the handler answers only
    * requests from this machine (loopback client, `Host` and `Origin`), wherever it is mounted, and `serve`

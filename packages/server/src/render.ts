@@ -1,12 +1,13 @@
-import { type Checkpoint, type Checkpointer, type PlainJson, type ThreadInfo, toPlainJson } from '@flow/core';
+import { type Checkpoint, type PlainJson, type ThreadInfo, toPlainJson } from '@flow/core';
+import type { GraphEntry } from './graphs.js';
 import { interruptsOf } from './interrupts.js';
 
 /**
  * A checkpoint as the API shows it: every field of `toJSON()`, state and payload as plain JSON, and for an
  * interrupted one `interrupts`: what it waits on, with the ids to answer with.
  */
-export async function checkpointJson(cp: Checkpoint, store: Checkpointer): Promise<PlainJson> {
-  const interrupts = await interruptsOf(cp, store);
+export async function checkpointJson(cp: Checkpoint, graph: GraphEntry): Promise<PlainJson> {
+  const interrupts = await interruptsOf(cp, graph);
   return toPlainJson(interrupts === undefined ? cp.toJSON() : { ...cp.toJSON(), interrupts });
 }
 

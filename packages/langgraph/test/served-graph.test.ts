@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
+import { createHandler, type FlowServer, serve } from '@flow/server';
+import { Annotation, END, interrupt, START, StateGraph } from '@langchain/langgraph';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FlowSaver, servedGraph } from '../src/index.js';
+
+const TOKEN = 'langgraph-inbox-7';
+const dir = mkdtempSync(join(tmpdir(), 'flow-langgraph-served-'));
+
+const State = Annotation.Root({
+  log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
+});
+
+let workRuns = 0;
+/** `work` and `ask` start together; `ask` waits for a human. */
+function orders(store: SqliteCheckpointer) {
+  return new StateGraph(State)
+    .addNode('work', async () => {
+      workRuns++;
+      return { log: ['worked'] };
+    })
+    .addNode('ask', async () => {
+      const answer = String(interrupt({ question: 'ship it?' }));
+      // Answered: take a while, so racing answers arrive while this one is still running.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return { log: [`answer: ${answer}`] };
+    })
+    .addEdge(START, 'work')
+    .addEdge(START, 'ask')
+    .addEdge('work', END)
+    .addEdge('ask', END)
+    .compile({ checkpointer: new FlowSaver(store) });
+}
+
+/** `draft` then `review`, with a static breakpoint before `review`. */
+function reviewed(store: SqliteCheckpointer) {
+  return new StateGraph(State)
+    .addNode('draft', async () => ({ log: ['drafted'] }))
+    .addNode('review', async () => ({ log: ['reviewed'] }))
+    .addEdge(START, 'draft')
+    .addEdge('draft', 'review')
+    .addEdge('review', END)
+    .compile({ checkpointer: new FlowSaver(store), interruptBefore: ['review'] });
+}
+
+describe('the control plane serves a LangGraph.js graph: its inbox shows and answers interrupt()', () => {
+  let store: SqliteCheckpointer;
+  let server: FlowServer;
+  let url: string;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  beforeAll(async () => {
+    store = new SqliteCheckpointer(join(dir, 'served.db'));
+    const handler = createHandler({
+      graphs: { orders: servedGraph(orders(store)), reviewed: servedGraph(reviewed(store)) },
+      token: TOKEN,
+    });
+    server = await serve(handler, { port: 0, host: '127.0.0.1' });
+    url = server.url;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a run stopped by interrupt() is listed with its question and LangGraph’s interrupt id; one of racing answers wins', async () => {
+    const started = await call('POST', '/api/graphs/orders/runs', { input: {}, thread: 'order-42' });
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({
+      thread: 'order-42',
+      status: 'interrupted',
+      interrupt: { node: 'ask', payload: { question: 'ship it?' } },
+    });
+    const id = started.body.interrupt.id as string;
+    expect(typeof id).toBe('string');
+
+    const inbox = await call('GET', '/api/graphs/orders/runs?status=interrupted');
+    expect(inbox.body.runs).toMatchObject([{ thread: 'order-42', interrupted: true }]);
+    const latest = await call('GET', '/api/graphs/orders/runs/order-42');
+    expect(latest.body).toMatchObject({
+      interrupted: true,
+      interruptNode: 'ask',
+      interruptPayload: { question: 'ship it?' },
+      interrupts: [{ id, node: 'ask', payload: { question: 'ship it?' } }],
+    });
+
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call('POST', '/api/graphs/orders/runs/order-42/resume', { answer: 'yes', interrupt: id }),
+      ),
+    );
+    const won = answers.filter((a) => a.status === 200);
+    expect(won).toHaveLength(1);
+    expect(won[0]?.body).toMatchObject({ status: 'done', state: { log: ['answer: yes', 'worked'] } });
+    expect(answers.filter((a) => a.status === 409).map((a) => a.body.error.code)).toEqual(
+      Array(4).fill('ALREADY_RESUMED'),
+    );
+    // `work` finished before the interrupt and kept its result.
+    expect(workRuns).toBe(1);
+    const late = await call('POST', '/api/graphs/orders/runs/order-42/resume', { answer: 'no' });
+    expect(late.status).toBe(409);
+    expect((await call('GET', '/api/graphs/orders/runs?status=interrupted')).body.runs).toEqual([]);
+  });
+
+  it('a stop at an interruptBefore breakpoint shows as interrupted, with no question; it goes on without an answer', async () => {
+    const started = await call('POST', '/api/graphs/reviewed/runs', { input: {}, thread: 'essay-1' });
+    expect(started.body).toMatchObject({
+      status: 'interrupted',
+      interrupt: { id: null, node: 'review', payload: null },
+      interrupts: [],
+    });
+    const runs = await call('GET', '/api/graphs/reviewed/runs?status=interrupted');
+    expect(runs.body.runs).toMatchObject([{ thread: 'essay-1', interrupted: true }]);
+    expect((await call('GET', '/api/graphs/reviewed/runs/essay-1')).body).toMatchObject({
+      interrupted: true,
+      interruptNode: 'review',
+      interruptPayload: null,
+    });
+    const withAnswer = await call('POST', '/api/graphs/reviewed/runs/essay-1/resume', { answer: 'ok' });
+    expect(withAnswer.status).toBe(400);
+    const resumed = await call('POST', '/api/graphs/reviewed/runs/essay-1/resume', {});
+    expect(resumed.body).toMatchObject({ status: 'done', state: { log: ['drafted', 'reviewed'] } });
+    expect((await store.listThreads()).find((t) => t.thread === 'essay-1')?.done).toBe(true);
+  });
+});
