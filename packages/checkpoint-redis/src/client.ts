@@ -13,6 +13,15 @@ export interface RedisClient {
   eval(script: string, numKeys: number, ...args: RedisArg[]): Promise<unknown>;
   script(subcommand: 'LOAD', script: string): Promise<unknown>;
   multi(): RedisTransaction;
+  /** listThreads: one range of an index, with no script (a script would copy every member into Lua). */
+  zrangebylex(
+    key: string,
+    min: string,
+    max: string,
+    limit: 'LIMIT',
+    offset: number,
+    count: number,
+  ): Promise<string[]>;
 }
 
 /** The part of an ioredis `multi()` the checkpointer calls: commands queued, then sent with EXEC. */
@@ -144,6 +153,7 @@ export function assertClient(value: unknown): asserts value is RedisClient {
     value === null ||
     typeof c.evalsha !== 'function' ||
     typeof c.multi !== 'function' ||
+    typeof c.zrangebylex !== 'function' ||
     (c.isCluster === true && typeof c.nodes !== 'function')
   ) {
     throw new InvalidArgumentError(

@@ -1,11 +1,4 @@
-import {
-  type CheckpointRecord,
-  type ChunkRecord,
-  type Lease,
-  type ThreadInfo,
-  threadInfoOf,
-  type WriteRecord,
-} from '@flow/core';
+import type { CheckpointRecord, ChunkRecord, Lease, WriteRecord } from '@flow/core';
 
 /** The small fields of a checkpoint, stored together as JSON next to state and payload. */
 interface Meta {
@@ -109,32 +102,6 @@ export function attachChunks(records: CheckpointRecord[], pairs: readonly unknow
     record.chunks = found;
   }
   return records;
-}
-
-/**
- * Rebuilds one summary from a THREADS group (thread, step, status, ts, meta) with core's `threadInfoOf`, from
- * the latest checkpoint's meta. A summary written by layout 2 has no meta: its status, one of the three that
- * layout knew, stands for the frontier (a failed run did not exist then).
- */
-export function decodeThread(row: readonly unknown[]): ThreadInfo {
-  const [thread, step, status, ts, metaText] = row;
-  if (typeof step !== 'string' || typeof ts !== 'string') {
-    throw new UnreadableEntry('the summary lacks step or ts');
-  }
-  if (typeof metaText === 'string') {
-    const meta = parseMeta(metaText);
-    return threadInfoOf({ thread: String(thread), step: Number(step), ...meta, error: meta.error ?? null });
-  }
-  if (status !== 'running' && status !== 'interrupted' && status !== 'done') {
-    throw new UnreadableEntry(`the summary has an unknown status ${JSON.stringify(status)}`);
-  }
-  return threadInfoOf({
-    thread: String(thread),
-    step: Number(step),
-    next: status === 'done' ? [] : ['(not recorded by layout 2)'],
-    interrupted: status === 'interrupted',
-    ts,
-  });
 }
 
 /** The hash field of a write: node and key joined by U+0000, which neither may hold. */

@@ -19,6 +19,9 @@ import {
   StorageError,
   statusOf,
   type ThreadInfo,
+  threadInfoFromSummary,
+  threadSummaryOf,
+  UnreadableThreadSummary,
   type WriteRecord,
 } from '@flow/core';
 import type { Redis } from 'ioredis';
@@ -36,7 +39,6 @@ import {
   attachChunks,
   decodeLease,
   decodeRow,
-  decodeThread,
   decodeWrites,
   encodeMeta,
   encodeRefs,
@@ -59,7 +61,7 @@ import {
   RELEASE_LEASE,
   RENEW_LEASE,
   SCRIPTS,
-  THREADS,
+  UPGRADE_INDEXES,
   WRITES,
 } from './scripts.js';
 
@@ -68,10 +70,12 @@ import {
 // 3: writes, leases, the failed index, error and meta in the meta JSON, the meta JSON in the summary.
 // 4: chunks of linear state (a hash per thread) and each step's refs (N:f). An earlier release would read a
 // state that references chunks as if it were whole, so the version changes for it to refuse the prefix.
-// Each layout only adds to the one before, whose data it reads as it is, so setup() moves a prefix of
-// layout 2 or 3 to 4 (a cluster prefix of layout 3 too; layout 2 had no cluster form).
-const FORMAT_VERSION = '4';
-const EARLIER_FORMAT_VERSIONS = ['3', '2'];
+// 5: index members carry each thread's summary text (`<thread> NUL <summary>`), so listing is one range read.
+// Each layout only adds to the one before, whose data it reads as it is, except for 5's index members: setup()
+// moves a prefix of layout 2, 3 or 4 to 5 by rewriting them (UPGRADE_INDEXES), then records 5 (a cluster
+// prefix of layout 3 or 4 too; layout 2 had no cluster form).
+const FORMAT_VERSION = '5';
+const EARLIER_FORMAT_VERSIONS = ['4', '3', '2'];
 
 /**
  * States up to this many UTF-16 units (about as many bytes of JSON) go to the put script as an argument and
@@ -189,12 +193,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
   protected async initialize(): Promise<void> {
     const client = this.client;
     await this.selectDatabase();
-    const init = () =>
-      this.call(
-        INIT,
-        [this.#keys.format],
-        [this.#format, this.#create ? '1' : '0', ...this.#earlierFormats()],
-      );
+    const init = () => this.call(INIT, [this.#keys.format], [this.#format, this.#create ? '1' : '0']);
     // A cluster knows its primaries once connected, and every one needs the scripts (a call runs on the one
     // owning its keys' slot): INIT goes first there, and connects it.
     const found = isCluster(client) ? await init() : undefined;
@@ -204,13 +203,28 @@ export class RedisCheckpointer extends BaseCheckpointer {
     ).catch((error: unknown) => {
       throw explainFailure(client, error);
     });
-    await this.#checkFormat(found === undefined ? await init() : found);
+    await this.#checkFormat(await this.#upgrade(found === undefined ? await init() : found));
   }
 
   /** The layouts setup() moves to this one: the cluster form of each (layout 3 was the first to have one). */
   #earlierFormats(): string[] {
     if (this.#keys.buckets === 1) return EARLIER_FORMAT_VERSIONS;
-    return [`3-cluster-${this.#keys.buckets}`];
+    return ['4', '3'].map((v) => `${v}-cluster-${this.#keys.buckets}`);
+  }
+
+  /**
+   * Moves a prefix of an earlier layout to this one: rewrites every bucket's index members (idempotent, so
+   * processes may race here), then records this layout if the earlier one still is. Answers the layout stored.
+   */
+  async #upgrade(found: unknown): Promise<unknown> {
+    const from = this.#earlierFormats().find((v) => v === String(found));
+    if (found === null || from === undefined) return found;
+    const keys = this.#keys;
+    for (let bucket = 0; bucket < keys.buckets; bucket++) {
+      const { all, running, interrupted, done, failed } = keys.index(bucket);
+      await this.call(UPGRADE_INDEXES, [all, running, interrupted, done, failed], [keys.headPrefix(bucket)]);
+    }
+    return this.call(INIT, [keys.format], [this.#format, '0', from]);
   }
 
   async #checkFormat(found: unknown): Promise<void> {
@@ -283,7 +297,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
       chunks.length,
     ];
     for (const chunk of chunks) args.push(chunk.id, chunk.data);
-    args.push(...writeArgs(writes));
+    args.push(...writeArgs(writes), threadSummaryOf(record));
     const reply = (
       inline
         ? await this.call(PUT, scriptKeys, args)
@@ -365,24 +379,35 @@ export class RedisCheckpointer extends BaseCheckpointer {
     if (opts.limit === 0) return [];
     const keys = this.#keys;
     const status = opts.status ?? 'all';
-    const min = opts.after === undefined ? '-' : `(${opts.after}`;
+    const min = opts.after === undefined ? '-' : afterBound(opts.after);
     const limit = opts.limit ?? -1;
     // One bucket on a single node; on a cluster, a page from every bucket, merged: each bucket's page holds
-    // its first `limit` ids after `after`, so the merged first `limit` are the store's.
+    // its first `limit` ids after `after`, so the merged first `limit` are the store's. A member sorts as
+    // its thread id does (U+0000 follows the id), so members compare as ids.
     const pages = await Promise.all(
       Array.from({ length: keys.buckets }, (_, bucket) =>
-        this.call(THREADS, [keys.index(bucket)[status]], [min, limit, keys.headPrefix(bucket)]),
+        this.client.zrangebylex(keys.index(bucket)[status], min, '+', 'LIMIT', 0, limit),
       ),
-    );
-    const rows = pages.flatMap((reply) => groups(reply, 5));
-    if (keys.buckets > 1) rows.sort((a, b) => compareThreadIds(String(a[0]), String(b[0])));
-    return (limit === -1 ? rows : rows.slice(0, limit)).map((row) => {
-      try {
-        return decodeThread(row);
-      } catch (error) {
-        throw this.corrupt(`key ${JSON.stringify(keys.head(String(row[0])))}`, error);
-      }
+    ).catch((error: unknown) => {
+      throw explainFailure(this.client, error);
     });
+    let members = pages.length === 1 ? pages[0]! : pages.flat().sort(compareThreadIds);
+    if (limit !== -1 && members.length > limit) members = members.slice(0, limit);
+    const threads: ThreadInfo[] = new Array(members.length);
+    for (let i = 0; i < members.length; i++) {
+      const member = members[i]!;
+      const cut = member.indexOf('\u0000');
+      try {
+        if (cut < 1) throw new UnreadableThreadSummary('an index member lacks its thread summary');
+        threads[i] = threadInfoFromSummary(member.slice(0, cut), member.slice(cut + 1));
+      } catch (error) {
+        if (!(error instanceof UnreadableThreadSummary)) throw error;
+        const thread = cut < 1 ? member : member.slice(0, cut);
+        const where = `key ${JSON.stringify(keys.index(keys.bucketOf(thread))[status])} thread ${JSON.stringify(thread)}`;
+        throw new CorruptCheckpointError(where, error.message, { backend: this.backend });
+      }
+    }
+    return threads;
   }
 
   protected async removeThread(thread: string): Promise<number> {
@@ -455,4 +480,15 @@ export class RedisCheckpointer extends BaseCheckpointer {
   private call(script: LuaScript, keys: readonly string[], args: readonly RedisArg[]): Promise<unknown> {
     return runScript(this.client, script, keys, args);
   }
+}
+
+/**
+ * The `ZRANGEBYLEX` lower bound of the ids after `after`. Every member of thread `after` is `after` NUL …, so
+ * `[after` U+0001 is above all of them and at or below every member of a greater id (no id holds U+0000). No id
+ * holds U+0000, so the ids after "ab\u0000c" are exactly the ids after "ab": cutting at the first one keeps the
+ * meaning.
+ */
+function afterBound(after: string): string {
+  const nul = after.indexOf('\u0000');
+  return `[${nul === -1 ? after : after.slice(0, nul)}\u0001`;
 }

@@ -31,7 +31,7 @@ function lua(name: string, body: string): LuaScript {
  * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status (core's statusOf),
  * ts, the number n of writes, 'inline' or 'staged', the small state ('' when staged), the refs
  * (comma-separated, '' for a whole state), the number k of new chunks, then k (id, data) pairs, then n
- * (field, value) pairs of writes.
+ * (field, value) pairs of writes, then, last, the thread summary (core's threadSummaryOf).
  * Returns {1, new revision}, {0, stored revision} on conflict, or {2, id} when the ref `id` is neither
  * stored nor new with this put; nothing is written in the last two cases (no chunk, no write).
  */
@@ -64,6 +64,8 @@ if staged and redis.call('EXISTS', KEYS[4]) == 0 then
 end
 local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
 local previous = redis.call('HGET', KEYS[3], 'status')
+local listed = redis.call('HGET', KEYS[3], 'i')
+local summary = ARGV[#ARGV]
 local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
 if staged then
   redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6])
@@ -83,14 +85,15 @@ redis.call('ZADD', KEYS[2], step, step)
 if not latest or tonumber(step) >= tonumber(latest) then
   local status_key = {running = 6, interrupted = 7, done = 8, failed = 9}
   local status = ARGV[7]
-  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[8], 'm', ARGV[5])
-  if previous ~= status then
-    if previous and status_key[previous] then
-      redis.call('ZREM', KEYS[status_key[previous]], ARGV[1])
-    end
-    redis.call('ZADD', KEYS[status_key[status]], 0, ARGV[1])
+  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[8], 'm', ARGV[5], 'i', summary)
+  if listed then
+    local was = ARGV[1] .. '\\0' .. listed
+    redis.call('ZREM', KEYS[5], was)
+    if previous and status_key[previous] then redis.call('ZREM', KEYS[status_key[previous]], was) end
   end
-  redis.call('ZADD', KEYS[5], 0, ARGV[1])
+  local member = ARGV[1] .. '\\0' .. summary
+  redis.call('ZADD', KEYS[5], 0, member)
+  redis.call('ZADD', KEYS[status_key[status]], 0, member)
 end
 local n = tonumber(ARGV[9])
 if n > 0 then
@@ -205,23 +208,6 @@ return {out, chunks}`,
 );
 
 /**
- * listThreads: thread ids from one index in byte order after `min`, with their summaries; never touches state.
- * KEYS: an index. ARGV: min ('-' or '(' .. after), limit (-1: all), the head key prefix.
- * Returns a flat array of (thread, step, status, ts, meta) groups.
- */
-export const THREADS = lua(
-  'threads',
-  `local ids = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], '+', 'LIMIT', 0, ARGV[2])
-local out = {}
-for _, id in ipairs(ids) do
-  local h = redis.call('HMGET', ARGV[3] .. id, 'step', 'status', 'ts', 'm')
-  out[#out + 1] = id
-  for i = 1, 4 do out[#out + 1] = h[i] end
-end
-return out`,
-);
-
-/**
  * deleteThread: drops the thread's keys, its states, its writes, its lease, its chunks and its index entries.
  * KEYS: checkpoints, steps, head, incoming, the five indexes, write steps, lease, chunks.
  * ARGV: thread, state key prefix, writes key prefix.
@@ -234,8 +220,11 @@ for _, step in ipairs(steps) do redis.call('DEL', ARGV[2] .. step .. '|' .. ARGV
 for _, step in ipairs(redis.call('ZRANGE', KEYS[10], 0, -1)) do
   redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[1])
 end
+local listed = redis.call('HGET', KEYS[3], 'i')
+if listed then
+  for i = 5, 9 do redis.call('ZREM', KEYS[i], ARGV[1] .. '\\0' .. listed) end
+end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[10], KEYS[11], KEYS[12])
-for i = 5, 9 do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return #steps`,
 );
 
@@ -308,14 +297,43 @@ redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]`,
 );
 
+/**
+ * setup of a prefix of layout 2, 3 or 4, whose index members are bare thread ids: gives each thread of one
+ * bucket its summary (head field 'i', from the head's step, status, ts and, when failed, the error in its
+ * meta JSON) and replaces its members by `<thread> NUL <summary>`. Members already in that form are left
+ * alone, so running it again, or from several processes, is harmless.
+ * KEYS: the bucket's five indexes (all, running, interrupted, done, failed). ARGV: the head key prefix.
+ * Returns how many threads it moved.
+ */
+export const UPGRADE_INDEXES = lua(
+  'upgrade-indexes',
+  `local status_key = {running = 2, interrupted = 3, done = 4, failed = 5}
+local moved = 0
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if not string.find(id, '\\0', 1, true) then
+    local head = ARGV[1] .. id
+    local h = redis.call('HMGET', head, 'step', 'status', 'ts', 'm')
+    local summary = h[1] .. ' ' .. h[2] .. ' ' .. h[3]
+    if h[2] == 'failed' then summary = summary .. ' ' .. cjson.decode(h[4]).error end
+    local member = id .. '\\0' .. summary
+    for i = 1, 5 do redis.call('ZREM', KEYS[i], id) end
+    redis.call('ZADD', KEYS[1], 0, member)
+    if status_key[h[2]] then redis.call('ZADD', KEYS[status_key[h[2]]], 0, member) end
+    redis.call('HSET', head, 'i', summary)
+    moved = moved + 1
+  end
+end
+return moved`,
+);
+
 /** Every script, loaded by `setup()`. */
 export const SCRIPTS: readonly LuaScript[] = [
   PUT,
   READ,
-  THREADS,
   DELETE,
   PRUNE,
   INIT,
+  UPGRADE_INDEXES,
   WRITES,
   READ_WRITES,
   ACQUIRE_LEASE,

@@ -10,14 +10,14 @@ describe('stored data', () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     await checkpointer({ prefix }).setup();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('4');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('5');
     const other = freshPrefix();
     await admin.set(`${other}:meta|format`, '1');
     const cp = new RedisCheckpointer(redisUrl, { prefix: other });
     try {
       await expect(cp.put(at('t', 0))).rejects.toMatchObject({
         code: 'STORAGE',
-        message: expect.stringMatching(/layout version 1\b.*reads version 4/),
+        message: expect.stringMatching(/layout version 1\b.*reads version 5/),
       });
       expect(await admin.exists(`${other}:cp|t`)).toBe(0);
     } finally {
@@ -92,53 +92,83 @@ describe('stored data', () => {
     });
   });
 
-  it('reports a damaged thread summary as CorruptCheckpointError naming its key', async () => {
+  it('reports a damaged thread summary as CorruptCheckpointError naming its index and thread', async () => {
     const cp = checkpointer();
+    const admin = plainClient();
     await cp.put(at('t', 0));
-    await plainClient().hset(`${cp.prefix}:head|t`, 'm', 'not json');
+    const index = `${cp.prefix}:idx|all`;
+    const [member] = await admin.zrange(index, 0, -1);
+    await admin.zrem(index, member!);
+    await admin.zadd(index, 0, 't\u00000 sleeping 2026-01-01T00:00:00.000Z');
     await expect(cp.listThreads()).rejects.toMatchObject({
       code: 'CORRUPT_CHECKPOINT',
-      location: `key "${cp.prefix}:head|t"`,
+      location: `key "${index}" thread "t"`,
     });
-    // A summary of layout 2 (no meta) is read by its status, which must then be one layout 2 knew.
-    await plainClient().hdel(`${cp.prefix}:head|t`, 'm');
-    await plainClient().hset(`${cp.prefix}:head|t`, 'status', 'weird');
+    // A bare id (an index of layout 3, written after the move by a process of the earlier release).
+    await admin.del(index);
+    await admin.zadd(index, 0, 't');
     await expect(cp.listThreads()).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
   });
 
-  it('moves a prefix of layout 2 to 4 in setup() and reads its data as it is', async () => {
-    const prefix = freshPrefix();
-    const admin = plainClient();
-    const writer = checkpointer({ prefix });
-    await writer.put(new Checkpoint({ thread: 'run', step: 0, state: { n: 0 }, next: ['a'] }));
-    await writer.put(new Checkpoint({ thread: 'end', step: 0, state: { n: 1 }, next: [] }));
-    await writer.put(new Checkpoint({ thread: 'ask', step: 0, state: { n: 2 }, interrupted: true }));
-    // Rewind to what layout 2 stored: no summary meta, no error or meta in the record's meta JSON.
-    for (const thread of ['run', 'end', 'ask']) {
-      await admin.hdel(`${prefix}:head|${thread}`, 'm');
-      const meta = JSON.parse((await admin.hget(`${prefix}:cp|${thread}`, '0:m'))!) as Record<
-        string,
-        unknown
-      >;
-      delete meta.error;
-      delete meta.meta;
-      await admin.hset(`${prefix}:cp|${thread}`, '0:m', JSON.stringify(meta));
-    }
-    await admin.set(`${prefix}:meta|format`, '2');
-    const reader = checkpointer({ prefix });
-    const threads = await reader.listThreads();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('4');
-    expect(threads.map((t) => [t.thread, t.done, t.interrupted, t.failed, t.error])).toEqual([
-      ['ask', false, true, false, null],
-      ['end', true, false, false, null],
-      ['run', false, false, false, null],
-    ]);
-    expect((await reader.listThreads({ status: 'running' })).map((t) => t.thread)).toEqual(['run']);
-    const cp = await reader.get('run');
-    expect([cp?.error, cp?.meta, cp?.state]).toEqual([null, {}, { n: 0 }]);
-  });
+  it.each(['2', '3', '4'])(
+    'moves a prefix of layout %s to 5 in setup() and reads its data as it is',
+    async (from) => {
+      const prefix = freshPrefix();
+      const admin = plainClient();
+      const writer = checkpointer({ prefix });
+      const error = { node: 'fetch', message: 'it broke, "badly" \u0000' };
+      await writer.put(new Checkpoint({ thread: 'run', step: 0, state: { n: 0 }, next: ['a'] }));
+      await writer.put(new Checkpoint({ thread: 'end', step: 0, state: { n: 1 }, next: [] }));
+      await writer.put(new Checkpoint({ thread: 'ask', step: 0, state: { n: 2 }, interrupted: true }));
+      if (from !== '2')
+        await writer.put(new Checkpoint({ thread: 'bad', step: 2, state: {}, next: ['a'], error }));
+      const before = await writer.listThreads();
+      // Rewind the indexes and summaries to layout 4 (3 had the same): bare thread ids as members, no summary text.
+      for (const status of ['all', 'running', 'interrupted', 'done', 'failed']) {
+        const key = `${prefix}:idx|${status}`;
+        const members = await admin.zrange(key, 0, -1);
+        await admin.del(key);
+        for (const m of members) await admin.zadd(key, 0, m.slice(0, m.indexOf('\u0000')));
+      }
+      for (const t of before) await admin.hdel(`${prefix}:head|${t.thread}`, 'i');
+      if (from === '2') {
+        // And further to layout 2: no summary meta, no error or meta in the record's meta JSON.
+        for (const thread of ['run', 'end', 'ask']) {
+          await admin.hdel(`${prefix}:head|${thread}`, 'm');
+          const meta = JSON.parse((await admin.hget(`${prefix}:cp|${thread}`, '0:m'))!) as Record<
+            string,
+            unknown
+          >;
+          delete meta.error;
+          delete meta.meta;
+          await admin.hset(`${prefix}:cp|${thread}`, '0:m', JSON.stringify(meta));
+        }
+      }
+      await admin.set(`${prefix}:meta|format`, from);
+      const reader = checkpointer({ prefix });
+      const threads = await reader.listThreads();
+      expect(await admin.get(`${prefix}:meta|format`)).toBe('5');
+      expect(threads).toEqual(before);
+      expect(threads.map((t) => [t.thread, t.done, t.interrupted, t.failed, t.error])).toEqual([
+        ['ask', false, true, false, null],
+        ...(from !== '2' ? [['bad', false, false, true, error]] : []),
+        ['end', true, false, false, null],
+        ['run', false, false, false, null],
+      ]);
+      expect((await reader.listThreads({ status: 'running' })).map((t) => t.thread)).toEqual(['run']);
+      expect(await reader.listThreads({ after: 'ask' })).toEqual(before.slice(1));
+      const cp = await reader.get('run');
+      expect([cp?.error, cp?.meta, cp?.state]).toEqual([null, {}, { n: 0 }]);
+      // A put after the move replaces the thread's members; a delete removes them.
+      await reader.put(new Checkpoint({ thread: 'run', step: 1, state: {}, next: [] }));
+      expect((await reader.listThreads({ status: 'done' })).map((t) => t.thread)).toEqual(['end', 'run']);
+      expect(await reader.listThreads({ status: 'running' })).toEqual([]);
+      await reader.deleteThread('run');
+      expect((await reader.listThreads()).map((t) => t.thread)).not.toContain('run');
+    },
+  );
 
-  it('moves a prefix of layout 3 to 4 in setup(): its whole states read as they are, next to linear ones', async () => {
+  it('moves a prefix of layout 3 to 5 in setup(): its whole states read as they are, next to linear ones', async () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     const writer = checkpointer({ prefix });
@@ -149,7 +179,7 @@ describe('stored data', () => {
     await admin.set(`${prefix}:meta|format`, '3');
     const reader = checkpointer({ prefix });
     expect((await reader.get('t'))?.state).toEqual(old);
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('4');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('5');
     const grown = { n: 1, items: Array.from({ length: 400 }, (_, i) => ({ i, text: 'y'.repeat(40) })) };
     await reader.put(new Checkpoint({ thread: 't', step: 1, state: grown, next: ['a'] }));
     expect((await reader.list('t')).map((c) => c.state)).toEqual([grown, old]);
@@ -158,7 +188,9 @@ describe('stored data', () => {
   it('keeps a thread summary and one index entry per status in step with puts, prune and delete', async () => {
     const cp = checkpointer();
     const admin = plainClient();
-    const idx = async (status: string) => admin.zrange(`${cp.prefix}:idx|${status}`, 0, -1);
+    // Members are `<thread> NUL <summary>`; the ids are what matters here.
+    const idx = async (status: string) =>
+      (await admin.zrange(`${cp.prefix}:idx|${status}`, 0, -1)).map((m) => m.slice(0, m.indexOf('\u0000')));
     await cp.put(new Checkpoint({ thread: 't', step: 0, state: 0, next: ['a'] }));
     expect(await idx('running')).toEqual(['t']);
     await cp.put(new Checkpoint({ thread: 't', step: 1, state: 0, interrupted: true }));
