@@ -4,6 +4,7 @@ import { uniquePrefix } from '@flow/test-db';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { RedisCheckpointer } from '../src/index.js';
+import { keyLayout } from '../src/keys.js';
 // @ts-expect-error: a plain JS fixture without types (child processes import it as it is).
 import { ClusterCheckpointer } from './fixtures/cluster-checkpointer.mjs';
 
@@ -80,27 +81,41 @@ describe('on a Redis Cluster', () => {
     );
   });
 
-  it('moves a cluster prefix of layout 3 to 4 in setup() and reads its data as it is', async () => {
-    const old = uniquePrefix();
-    const writer = open(old);
-    const admin = new Cluster(nodes);
-    try {
-      await writer.put(new Checkpoint({ thread: 'kept', step: 0, state: { n: 1 }, next: ['n'] }));
-      expect(await admin.get(`${old}:meta|format`)).toBe('4-cluster-16');
-      await admin.set(`${old}:meta|format`, '3-cluster-16');
-      const reader = open(old);
+  it.each(['3', '4'])(
+    'moves a cluster prefix of layout %s to 5 in setup() and reads its data as it is',
+    async (from) => {
+      const old = uniquePrefix();
+      const writer = open(old);
+      const admin = new Cluster(nodes);
       try {
-        expect((await reader.get('kept'))?.state).toEqual({ n: 1 });
-        expect(await admin.get(`${old}:meta|format`)).toBe('4-cluster-16');
+        await writer.put(new Checkpoint({ thread: 'kept', step: 0, state: { n: 1 }, next: ['n'] }));
+        expect(await admin.get(`${old}:meta|format`)).toBe('5-cluster-16');
+        const listed = await writer.listThreads();
+        // Layouts 3 and 4 indexed bare thread ids, in the thread's bucket, and kept no summary text.
+        const keys = keyLayout(old, { cluster: true });
+        const index = keys.index(keys.bucketOf('kept'));
+        for (const key of [index.all, index.running]) {
+          await admin.del(key);
+          await admin.zadd(key, 0, 'kept');
+        }
+        await admin.hdel(keys.head('kept'), 'i');
+        await admin.set(`${old}:meta|format`, `${from}-cluster-16`);
+        const reader = open(old);
+        try {
+          expect((await reader.get('kept'))?.state).toEqual({ n: 1 });
+          expect(await admin.get(`${old}:meta|format`)).toBe('5-cluster-16');
+          expect(await reader.listThreads()).toEqual(listed);
+          expect(await reader.listThreads({ status: 'running' })).toEqual(listed);
+        } finally {
+          await reader.close();
+        }
       } finally {
-        await reader.close();
+        await writer.close();
+        admin.disconnect();
+        await deleteEverywhere(old);
       }
-    } finally {
-      await writer.close();
-      admin.disconnect();
-      await deleteEverywhere(old);
-    }
-  });
+    },
+  );
 
   it('keeps each thread on one primary, and spreads the threads over several', async () => {
     const owners = new Map<string, Set<number>>();
