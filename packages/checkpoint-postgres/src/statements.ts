@@ -37,16 +37,15 @@ const CHUNK_COLUMNS = `NULL::integer, NULL::float8, ch.data, NULL::text, NULL::b
 
 /**
  * A read of checkpoints (`from`: the rest of a SELECT on the checkpoints table of thread $1), followed in the
- * same statement by the chunks their refs name, once each: one round trip for any number of records.
+ * same statement by the chunks their refs name, each once: one round trip for any number of records. The
+ * chunks' half reads only the refs again (no copy of the states), and looks the ids up in the primary key.
  */
 function withChunks(s: string, from: string): string {
   return `
-    WITH r AS (SELECT ${CHECKPOINT_COLUMNS}, refs AS ids FROM ${from})
-    SELECT step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta, refs,
-      chunk FROM r
+    (SELECT ${CHECKPOINT_COLUMNS} FROM ${from})
     UNION ALL
     SELECT ${CHUNK_COLUMNS} FROM ${s}.chunks AS ch
-    WHERE ch.thread = $1::text AND ch.id IN (SELECT unnest(ids) FROM r)`;
+    WHERE ch.thread = $1::text AND ch.id = ANY (ARRAY(SELECT unnest(r.refs) FROM (SELECT refs FROM ${from}) AS r))`;
 }
 
 /** A thread as listThreads reads it: its id and the summary text core decodes (two columns, like a bare scan). */
