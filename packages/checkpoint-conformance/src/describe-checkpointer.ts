@@ -7,6 +7,7 @@ import { durabilitySuite } from './suites/durability.js';
 import { errorsSuite } from './suites/errors.js';
 import { failedRunsSuite } from './suites/failed-runs.js';
 import { leasesSuite } from './suites/leases.js';
+import { linearStorageSuite } from './suites/linear-storage.js';
 import { listThreadsSuite } from './suites/list-threads.js';
 import { listingSuite } from './suites/listing.js';
 import { processRacesSuite } from './suites/process-races.js';
@@ -27,6 +28,7 @@ export const ALL_SUITES: readonly ConformanceSuite[] = [
   listingSuite,
   listThreadsSuite,
   retentionSuite,
+  linearStorageSuite,
   threadIdsSuite,
   serializationSuite,
   errorsSuite,

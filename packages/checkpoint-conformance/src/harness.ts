@@ -42,6 +42,17 @@ export interface CheckpointerHarness<C extends Checkpointer = Checkpointer> {
    * openInChild: (cp) => ({ module: new URL('../dist/index.js', import.meta.url), export: 'DirCheckpointer', args: [cp.dir] }),
    */
   openInChild?(cp: C): ChildOpener | Promise<ChildOpener>;
+  /**
+   * A second instance on `cp`'s storage built with `options` passed to `BaseCheckpointerOptions`. The "linear
+   * storage" suite writes old-format records through `{ stateStorage: 'whole' }` into the store it reads linear
+   * ones from. Without it that check registers one test whose name says so.
+   */
+  reopenWith?(cp: C, options: { stateStorage: 'linear' | 'whole' }): Promise<C>;
+  /**
+   * How many chunks (shared parts of states, docs/writing-a-checkpointer.md) are stored for `thread`. Enables
+   * the checks that prune and deleteThread remove the chunks no record references any more.
+   */
+  countChunks?(cp: C, thread: string): Promise<number>;
   /** Removes the storage behind `cp` after a test (after the kit closed it and every reopened sibling). */
   cleanup?(cp: C): Promise<void>;
   /** What the backend can and cannot do; every missing capability is reported by name, never skipped silently. */

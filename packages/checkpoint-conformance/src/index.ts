@@ -11,6 +11,7 @@ export { describeEncryptedStorage, type SerializerHarness } from './suites/encry
 export { describeErrors, errorsSuite } from './suites/errors.js';
 export { describeFailedRuns, failedRunsSuite } from './suites/failed-runs.js';
 export { describeLeases, leasesSuite } from './suites/leases.js';
+export { describeLinearStorage, linearStates, linearStorageSuite } from './suites/linear-storage.js';
 export { describeListThreads, listThreadsSuite, ORDER_IDS } from './suites/list-threads.js';
 export { describeListing, listingSuite } from './suites/listing.js';
 export { describeProcessRaces, processRacesSuite } from './suites/process-races.js';

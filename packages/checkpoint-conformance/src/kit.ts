@@ -9,6 +9,10 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   create(): Promise<C>;
   /** A second instance on `cp`'s storage, or `undefined` when the harness declares no `reopen`. */
   readonly reopen: ((cp: C) => Promise<C>) | undefined;
+  /** A second instance on `cp`'s storage with a `stateStorage`, or `undefined` without `reopenWith`. */
+  readonly reopenWith: ((cp: C, options: { stateStorage: 'linear' | 'whole' }) => Promise<C>) | undefined;
+  /** How many chunks are stored for a thread, or `undefined` without `countChunks`. */
+  readonly countChunks: ((cp: C, thread: string) => Promise<number>) | undefined;
   /** How many concurrent conditional puts a race fires. */
   readonly raceWidth: number;
   /** How a child process opens `cp`'s storage, or `undefined` when the harness declares no `openInChild`. */
@@ -66,6 +70,7 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
 
   const reopen = harness.reopen?.bind(harness);
   const openInChild = harness.openInChild?.bind(harness);
+  const reopenWith = harness.reopenWith?.bind(harness);
   return {
     async create() {
       const cp = await harness.create();
@@ -79,6 +84,14 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
         reopened.push(again);
         return again;
       }),
+    reopenWith:
+      reopenWith &&
+      (async (cp: C, options: { stateStorage: 'linear' | 'whole' }) => {
+        const again = await reopenWith(cp, options);
+        reopened.push(again);
+        return again;
+      }),
+    countChunks: harness.countChunks?.bind(harness),
     raceWidth: harness.capabilities?.raceWidth ?? DEFAULT_RACE_WIDTH,
     openInChild: openInChild && (async (cp: C) => openInChild(cp)),
     processes: harness.capabilities?.processes ?? DEFAULT_PROCESSES,

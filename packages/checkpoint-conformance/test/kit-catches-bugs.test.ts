@@ -51,6 +51,24 @@ const MUST_CATCH: Record<string, string[]> = {
     'list-oldest-first > listing > list pages through the whole history with beforeStep and limit',
     'list-oldest-first > listing > list beforeStep is exclusive',
   ],
+  'drops-chunks': [
+    'drops-chunks > linear storage > every step reads exactly through every kind of change: get, list, and a reopened instance',
+    'drops-chunks > linear storage > a large state is stored as chunks, a small one whole; deleteThread leaves no chunk',
+  ],
+  'loses-refs': [
+    'loses-refs > linear storage > every step reads exactly through every kind of change: get, list, and a reopened instance',
+    'loses-refs > linear storage > old-format (whole) records read and mix with linear ones in one thread',
+  ],
+  'prune-drops-shared-chunks': [
+    'prune-drops-shared-chunks > linear storage > prune keeps every remaining read exact, also for puts after it',
+    'prune-drops-shared-chunks > linear storage > prune removes the chunks no remaining record references, and keeps the others',
+  ],
+  'refs-not-checked': [
+    'refs-not-checked > linear storage > a put that shares chunks a prune removed writes them again and reads exactly',
+  ],
+  'delete-keeps-chunks': [
+    'delete-keeps-chunks > linear storage > a large state is stored as chunks, a small one whole; deleteThread leaves no chunk',
+  ],
 };
 
 describe('the kit catches deliberately broken backends', () => {

@@ -6,5 +6,7 @@ import { ReferenceCheckpointer } from './fixtures/reference-checkpointer.js';
 describeCheckpointer('reference', {
   create: async () => new ReferenceCheckpointer(),
   reopen: async (cp) => new ReferenceCheckpointer({ store: cp.shared }),
+  reopenWith: async (cp, { stateStorage }) => new ReferenceCheckpointer({ store: cp.shared, stateStorage }),
+  countChunks: async (cp, thread) => cp.chunkCount(thread),
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

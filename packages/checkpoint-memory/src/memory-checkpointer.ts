@@ -9,6 +9,7 @@ import {
   type LeaseResult,
   type ListOptions,
   type ListThreadsOptions,
+  MissingChunkError,
   type NormalizedPruneBounds,
   statusOf,
   type ThreadInfo,
@@ -21,10 +22,14 @@ import { MemoryWrites } from './memory-writes.js';
 /** Options of `new MemoryCheckpointer(options)`. */
 export type MemoryCheckpointerOptions = BaseCheckpointerOptions;
 
-/** One thread: its records by step, and the record with the highest step (the thread summary). */
+/**
+ * One thread: its records by step (without their chunks), the record with the highest step (the thread
+ * summary), and the chunks its records reference, by id.
+ */
 interface ThreadEntry {
   readonly steps: Map<number, CheckpointRecord>;
   latest: CheckpointRecord;
+  readonly chunks: Map<string, string>;
 }
 
 /**
@@ -42,6 +47,7 @@ interface ThreadEntry {
  */
 export class MemoryCheckpointer extends BaseCheckpointer {
   protected readonly backend = 'memory';
+  protected override readonly storesChunks = true;
   readonly #threads = new Map<string, ThreadEntry>();
   /** Thread ids in code-point order, rebuilt lazily after a thread is added or removed. */
   #sorted: string[] | undefined;
@@ -53,6 +59,11 @@ export class MemoryCheckpointer extends BaseCheckpointer {
   }
 
   protected async initialize(): Promise<void> {}
+
+  /** How many chunks (shared parts of states) are stored for `thread`: for tests of their clean-up. */
+  chunkCount(thread: string): number {
+    return this.#threads.get(thread)?.chunks.size ?? 0;
+  }
 
   // Synchronous, like every storage operation here: each write is one step, so concurrent puts cannot
   // interleave, and a plain return value costs no promise (see `Awaitable` in @flow/core).
@@ -68,11 +79,25 @@ export class MemoryCheckpointer extends BaseCheckpointer {
         backend: this.backend,
       });
     }
-    const stored: CheckpointRecord = { ...record, revision: actual + 1 };
+    const { chunks, ...rest } = record;
+    const stored: CheckpointRecord = { ...rest, revision: actual + 1 };
+    // Every ref must be stored already or come with this put; checked before anything changes.
+    for (const id of record.refs ?? []) {
+      if (entry?.chunks.has(id) !== true && chunks?.some((c) => c.id === id) !== true) {
+        throw new MissingChunkError({ thread: record.thread, id, backend: this.backend });
+      }
+    }
     if (entry === undefined) {
-      this.#threads.set(record.thread, { steps: new Map([[record.step, stored]]), latest: stored });
+      const threadChunks = new Map<string, string>();
+      for (const c of chunks ?? []) if (!threadChunks.has(c.id)) threadChunks.set(c.id, c.data);
+      this.#threads.set(record.thread, {
+        steps: new Map([[record.step, stored]]),
+        latest: stored,
+        chunks: threadChunks,
+      });
       this.#sorted = undefined;
     } else {
+      for (const c of chunks ?? []) if (!entry.chunks.has(c.id)) entry.chunks.set(c.id, c.data);
       entry.steps.set(record.step, stored);
       if (record.step >= entry.latest.step) entry.latest = stored;
     }
@@ -120,7 +145,8 @@ export class MemoryCheckpointer extends BaseCheckpointer {
 
   protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
     const entry = this.#threads.get(thread);
-    return step === undefined ? entry?.latest : entry?.steps.get(step);
+    if (entry === undefined) return undefined;
+    return withChunks(step === undefined ? entry.latest : entry.steps.get(step), entry.chunks);
   }
 
   protected readRecords(thread: string, opts: ListOptions): CheckpointRecord[] {
@@ -131,7 +157,8 @@ export class MemoryCheckpointer extends BaseCheckpointer {
       .filter((r) => beforeStep === undefined || r.step < beforeStep)
       .sort((a, b) => b.step - a.step);
     // Stryker disable next-line ConditionalExpression: slice(0, undefined) is the whole array too
-    return limit === undefined ? records : records.slice(0, limit);
+    const page = limit === undefined ? records : records.slice(0, limit);
+    return page.map((r) => withChunks(r, entry.chunks)!);
   }
 
   protected readThreads(opts: ListThreadsOptions): ThreadInfo[] {
@@ -174,6 +201,7 @@ export class MemoryCheckpointer extends BaseCheckpointer {
       this.#writes.deleteStep(thread, step);
       removed++;
     }
+    if (removed > 0) dropUnreferenced(entry);
     return removed;
   }
 
@@ -189,6 +217,28 @@ export class MemoryCheckpointer extends BaseCheckpointer {
     this.#sorted ??= [...this.#threads.keys()].sort(compareThreadIds);
     return this.#sorted;
   }
+}
+
+/** The record as a read returns it: with the stored chunks of its refs. */
+function withChunks(
+  record: CheckpointRecord | undefined,
+  chunks: ReadonlyMap<string, string>,
+): CheckpointRecord | undefined {
+  const refs = record?.refs;
+  if (refs === undefined || refs.length === 0) return record;
+  const found = [];
+  for (const id of refs) {
+    const data = chunks.get(id);
+    if (data !== undefined) found.push({ id, data });
+  }
+  return { ...record!, chunks: found };
+}
+
+/** Removes the chunks no remaining record of the thread references (after a prune). */
+function dropUnreferenced(entry: ThreadEntry): void {
+  const referenced = new Set<string>();
+  for (const record of entry.steps.values()) for (const id of record.refs ?? []) referenced.add(id);
+  for (const id of entry.chunks.keys()) if (!referenced.has(id)) entry.chunks.delete(id);
 }
 
 /** Index of the first id strictly after `after` in code-point order (binary search over sorted ids). */

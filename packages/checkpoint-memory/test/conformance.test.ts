@@ -5,5 +5,6 @@ import { MemoryCheckpointer } from '../src/index.js';
 // storage. The kit says so in its test names ("durability: not declared by harness ...").
 describeCheckpointer('memory', {
   create: async () => new MemoryCheckpointer(),
+  countChunks: async (cp, thread) => cp.chunkCount(thread),
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

@@ -73,4 +73,24 @@ describe('MemoryCheckpointer', () => {
       '[flow:memory] conflict on thread "t" step 4: expected revision 0, found 1',
     );
   });
+
+  it("stores large states as shared chunks by default, and whole with stateStorage: 'whole'", async () => {
+    const chat = (n: number) => ({
+      messages: Array.from({ length: n }, (_, i) => ({
+        role: 'user',
+        content: `${i} ${'words '.repeat(30)}`,
+      })),
+    });
+    const linear = new MemoryCheckpointer();
+    const whole = new MemoryCheckpointer({ stateStorage: 'whole' });
+    for (const memory of [linear, whole]) {
+      for (let step = 0; step < 20; step++) await memory.put(cp('t', step, chat(step + 10)));
+      expect((await memory.get('t', 7))?.state).toEqual(chat(17));
+    }
+    expect(linear.chunkCount('t')).toBeGreaterThan(0);
+    expect(whole.chunkCount('t')).toBe(0);
+    expect(() => new MemoryCheckpointer({ stateStorage: 'delta' as never })).toThrow(
+      /stateStorage must be 'linear' or 'whole'/,
+    );
+  });
 });

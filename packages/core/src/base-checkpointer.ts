@@ -1,6 +1,6 @@
 import { Checkpoint, type ThreadInfo } from './checkpoint.js';
 import type { Checkpointer, PutOptions } from './checkpointer.js';
-import { isFlowError, prefix, StorageError } from './errors.js';
+import { InvalidArgumentError, isFlowError, isMissingChunkError, prefix, StorageError } from './errors.js';
 import {
   assertLeaseRequest,
   type Lease,
@@ -10,6 +10,9 @@ import {
   leaseRecordOf,
   ownerIsGone,
 } from './lease.js';
+import { ThreadMemos } from './linear/cache.js';
+import { encodeLinear, type ThreadMemo } from './linear/encode.js';
+import { SMALL_STATE } from './linear/format.js';
 import { type CheckpointRecord, decodeRecord, decodeWrites, encodeRecord, encodeWrites } from './record.js';
 import { jsonSerializer, type Serializer } from './serializer.js';
 import {
@@ -58,7 +61,15 @@ export interface BaseCheckpointerOptions {
 export abstract class BaseCheckpointer implements Checkpointer {
   /** Short backend name used in error messages: `[flow:NAME] ...`. */
   protected abstract readonly backend: string;
+  /**
+   * The backend stores `record.chunks` and `record.refs` as docs/writing-a-checkpointer.md says ("Chunks").
+   * Until a backend says so, every record it is given holds the whole state, whatever `stateStorage` asks:
+   * one written before chunks existed would otherwise drop them and lose the state.
+   */
+  protected readonly storesChunks: boolean = false;
   protected readonly serializer: Serializer;
+  /** Each thread's last put, for sharing chunks; undefined when every record stores the whole state. */
+  readonly #memos: ThreadMemos | undefined;
   #ready: Promise<void> | undefined;
   /** Set once setup has succeeded, so later calls skip waiting on it (an await costs a tick per call). */
   #isSetUp = false;
@@ -66,6 +77,13 @@ export abstract class BaseCheckpointer implements Checkpointer {
 
   constructor(options: BaseCheckpointerOptions = {}) {
     this.serializer = options.serializer ?? jsonSerializer;
+    const storage = options.stateStorage ?? 'linear';
+    if (storage !== 'linear' && storage !== 'whole') {
+      throw new InvalidArgumentError(
+        `${prefix()}stateStorage must be 'linear' or 'whole', got ${JSON.stringify(storage)}`,
+      );
+    }
+    this.#memos = storage === 'linear' ? new ThreadMemos() : undefined;
   }
 
   /** Creates or migrates storage (idempotent, safe across processes). */
@@ -148,19 +166,68 @@ export abstract class BaseCheckpointer implements Checkpointer {
     assertIfRevision(ifRevision);
     const pending = opts?.writes;
     if (pending !== undefined) assertWrites(pending);
-    const record = encodeRecord(checked, this.serializer, this.backend);
+    let encoded = this.encodeState(checked, this.#memos?.get(checked.thread));
     const writes =
       pending === undefined || pending.length === 0
         ? undefined
         : encodeWrites(checked.thread, checked.step, pending, this.serializer, this.backend);
     if (!this.#isSetUp) await this.setup();
-    const written = this.run('put', checked.thread, () =>
+    let revision: number;
+    try {
+      revision = await this.write(encoded.record, ifRevision, writes);
+    } catch (error) {
+      // A chunk this instance remembers is gone (the thread was deleted or pruned elsewhere): nothing was
+      // stored, so the put is made again, once, with every chunk in it.
+      if (!isMissingChunkError(error) || encoded.memo === undefined) throw error;
+      this.#memos?.delete(checked.thread);
+      encoded = this.encodeState(checked, undefined);
+      revision = await this.write(encoded.record, ifRevision, writes);
+    }
+    if (encoded.memo !== undefined) this.#memos?.set(checked.thread, encoded.memo);
+    return checked.with({ ts: encoded.record.ts, revision });
+  }
+
+  private write(
+    record: CheckpointRecord,
+    ifRevision: number | undefined,
+    writes: WriteRecord[] | undefined,
+  ): Awaitable<number> {
+    return this.run('put', record.thread, () =>
       writes === undefined
         ? this.writeRecord(record, ifRevision)
         : this.writeRecordWithWrites(record, ifRevision, writes),
     );
-    const revision = isPromise(written) ? await written : written;
-    return checked.with({ ts: record.ts, revision });
+  }
+
+  /**
+   * The record of a put: the whole state when it is small (the text is made once, as always) or when linear
+   * storage is off; else a skeleton and chunks, sharing what `memo` (the thread's last put) stored.
+   */
+  private encodeState(
+    cp: Checkpoint,
+    memo: ThreadMemo | undefined,
+  ): { record: CheckpointRecord; memo?: ThreadMemo } {
+    if (this.#memos === undefined || !this.storesChunks) {
+      return { record: encodeRecord(cp, this.serializer, this.backend) };
+    }
+    let whole: CheckpointRecord | undefined;
+    if (memo === undefined) {
+      whole = encodeRecord(cp, this.serializer, this.backend);
+      if (whole.state.length < SMALL_STATE) return { record: whole };
+    }
+    let linear: ReturnType<typeof encodeLinear>;
+    try {
+      linear = encodeLinear(cp.state, cp, this.serializer, memo);
+    } catch {
+      // Whatever the walk cannot take, the whole encoding reports properly (or stores).
+      linear = undefined;
+    }
+    const record = whole ?? encodeRecord(cp, this.serializer, this.backend);
+    if (linear === undefined) return { record };
+    return {
+      record: { ...record, state: linear.stateText, refs: linear.refs, chunks: linear.chunks },
+      memo: linear.memo,
+    };
   }
 
   async get(thread: string, step?: number): Promise<Checkpoint | undefined> {
@@ -190,7 +257,9 @@ export abstract class BaseCheckpointer implements Checkpointer {
   async deleteThread(thread: string): Promise<number> {
     assertThreadId(thread);
     if (!this.#isSetUp) await this.setup();
-    return this.run('deleteThread', thread, () => this.removeThread(thread));
+    const removed = await this.run('deleteThread', thread, () => this.removeThread(thread));
+    this.#memos?.delete(thread);
+    return removed;
   }
 
   async prune(thread: string, bounds: PruneBounds): Promise<number> {
@@ -257,6 +326,7 @@ export abstract class BaseCheckpointer implements Checkpointer {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#memos?.clear();
     await this.run('close', undefined, () => this.release());
   }
 

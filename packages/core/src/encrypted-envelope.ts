@@ -10,7 +10,8 @@ import type { SerializeContext } from './serializer.js';
  * - 2, null: `2 · idLength · keyId · tag(16)`, an HMAC-SHA256 tag (cut to 16 bytes) under a key derived from
  *   the encryption key — no cipher and no IV, since there is nothing to hide, only a place to vouch for.
  *
- * Both authenticate the header and the value's place (thread, step, field, and node and key of a write).
+ * Both authenticate the header and the value's place (thread, step, field, and node and key of a write; thread
+ * and id for a chunk).
  */
 export const ENVELOPE_PREFIX = 'flow-enc:';
 export const OPEN = `"${ENVELOPE_PREFIX}`;
@@ -58,16 +59,21 @@ export function header(format: number, keyId: string): Buffer {
 
 /**
  * The associated data of a value: its envelope's header, then its place as JSON text (a JSON array, so a
- * thread id can never be spliced into the step). Format 1 has always used exactly these bytes.
+ * thread id can never be spliced into the step). Format 1 has always used exactly these bytes; a chunk's place
+ * is `[thread, "chunk", id]`, which no other field's array can equal (their second element is a number).
  */
 export function associatedData(head: Uint8Array, headLength: number, context: SerializeContext): Buffer {
-  const place = JSON.stringify([
-    context.thread,
-    context.step,
-    context.field,
-    context.node ?? null,
-    context.key ?? null,
-  ]);
+  // A chunk is shared by every later step of its thread: it is bound to the thread and its id, not a step.
+  const place =
+    context.field === 'chunk'
+      ? JSON.stringify([context.thread, 'chunk', context.chunk ?? null])
+      : JSON.stringify([
+          context.thread,
+          context.step,
+          context.field,
+          context.node ?? null,
+          context.key ?? null,
+        ]);
   const aad = Buffer.allocUnsafe(headLength + Buffer.byteLength(place));
   aad.set(headLength === head.length ? head : head.subarray(0, headLength), 0);
   aad.write(place, headLength);

@@ -75,13 +75,20 @@ export interface EncryptedSerializer extends Serializer {
 
 function placeText(context: SerializeContext | undefined): string {
   if (context === undefined) return 'a value with no place';
+  if (context.field === 'chunk')
+    return `thread ${JSON.stringify(context.thread)} chunk ${JSON.stringify(context.chunk)}`;
   const what =
     context.field === 'write' ? `write ${JSON.stringify([context.node, context.key])}` : context.field;
   return `thread ${JSON.stringify(context.thread)} step ${context.step} ${what}`;
 }
 
 function requireContext(context: SerializeContext | undefined, verb: string): SerializeContext {
-  if (context === undefined || typeof context.thread !== 'string' || typeof context.step !== 'number') {
+  if (
+    context === undefined ||
+    typeof context.thread !== 'string' ||
+    typeof context.step !== 'number' ||
+    (context.field === 'chunk' && typeof context.chunk !== 'string')
+  ) {
     throw new SerializationError(
       `the encrypted serializer cannot ${verb} a value without its place (thread, step, field): ` +
         'it binds every value to where it is stored',
@@ -155,7 +162,7 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       refuse(
         place,
         `authentication failed under key ${JSON.stringify(keyId)}: the record was altered, ` +
-          'moved from another thread, step or field, or encrypted with another key of the same id',
+          'moved from another thread, step, field or chunk id, or encrypted with another key of the same id',
       );
     const aad = associatedData(bytes, headLength, place);
     if (format === FORMAT_NULL) {

@@ -1,5 +1,6 @@
 import { Checkpoint } from './checkpoint.js';
 import { CorruptCheckpointError, isFlowError, prefix, SerializationError } from './errors.js';
+import { decodeLinear } from './linear/decode.js';
 import type { SerializeContext, Serializer } from './serializer.js';
 import { parseRunError, stringifyRunError } from './status.js';
 import type { PendingWrite, WriteRecord } from './writes.js';
@@ -49,15 +50,20 @@ export interface ChunkRecord {
   data: string;
 }
 
+/** How messages name a field: `state`, `write ["node","key"]`, `chunk "id"`. */
+function fieldName(context: SerializeContext): string {
+  if (context.field === 'write') return `write ${JSON.stringify([context.node, context.key])}`;
+  if (context.field === 'chunk') return `chunk ${JSON.stringify(context.chunk)}`;
+  return context.field;
+}
+
 function serializeField(serializer: Serializer, value: unknown, context: SerializeContext, backend?: string) {
   try {
     return serializer.serialize(value, context);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    const what =
-      context.field === 'write' ? `write ${JSON.stringify([context.node, context.key])}` : context.field;
     throw new SerializationError(
-      `${prefix(backend)}${what} of thread ${JSON.stringify(context.thread)} step ${context.step}: ${detail}`,
+      `${prefix(backend)}${fieldName(context)} of thread ${JSON.stringify(context.thread)} step ${context.step}: ${detail}`,
       { cause: error },
     );
   }
@@ -202,11 +208,10 @@ function deserializeField(
   location: RecordLocation,
   backend?: string,
 ) {
-  const field = context.field;
   try {
     return serializer.deserialize(text, context);
   } catch (error) {
-    const redacted = redactDecodeError(error, field);
+    const redacted = redactDecodeError(error, fieldName(context));
     throw new CorruptCheckpointError(where(location), redacted.message, { cause: redacted, backend });
   }
 }
@@ -224,7 +229,19 @@ export function decodeRecord(
   backend?: string,
 ): Checkpoint {
   const at = { thread: record.thread, step: record.step };
-  const state = deserializeField(serializer, record.state, { ...at, field: 'state' }, location, backend);
+  const refs = record.refs;
+  const state =
+    refs === undefined || refs.length === 0
+      ? deserializeField(serializer, record.state, { ...at, field: 'state' }, location, backend)
+      : decodeLinear(
+          { ...record, refs },
+          {
+            deserialize: (text, context) => deserializeField(serializer, text, context, location, backend),
+            corrupt: (detail) => {
+              throw new CorruptCheckpointError(where(location), detail, { backend });
+            },
+          },
+        );
   const interruptPayload = deserializeField(
     serializer,
     record.interruptPayload,

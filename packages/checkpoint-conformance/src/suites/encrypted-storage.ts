@@ -133,6 +133,36 @@ export function describeEncryptedStorage<C extends Checkpointer>(
         }
       });
 
+      it('round-trips large states stored as chunks, encrypted, across steps and a key rotation', async () => {
+        const cp = await open(encrypted);
+        const message = (i: number) => ({ role: 'tool', content: `${SECRET} ${i} ${'output '.repeat(25)}` });
+        const states = Array.from({ length: 25 }, (_, n) => ({
+          messages: Array.from({ length: n + 10 }, (_, i) => message(i)),
+          when: new Date(n),
+        }));
+        for (const [step, state] of states.entries())
+          await cp.put(new Checkpoint({ thread: 'big', step, state }));
+        const check = async (store: Checkpointer) => {
+          for (const [step, state] of states.entries())
+            expect((await store.get('big', step))?.state).toEqual(state);
+        };
+        await check(cp);
+        if (base.reopen) {
+          const rotated = await again(cp, encryptedSerializer({ keys, current: 'k1' }));
+          await check(rotated);
+          const next = { messages: [...states[24]!.messages, message(99)], when: new Date(99) };
+          await rotated.put(new Checkpoint({ thread: 'big', step: 25, state: next }));
+          expect((await cp.get('big'))?.state).toEqual(next);
+          // Without the keys nothing reads, and no error quotes what is stored.
+          const plain = await again(cp, jsonSerializer);
+          const read = await plain.get('big', 24).then(
+            (c) => JSON.stringify(c?.state),
+            (error: Error) => error.message,
+          );
+          expect(read).not.toContain(SECRET);
+        }
+      });
+
       it('round-trips per-step writes, encrypted, from put and putWrites, on this instance and a reopened one', async () => {
         const cp = await open(encrypted);
         const first = [{ node: 'a', key: 'update', value: { secret: SECRET, at: new Date(2) } }];

@@ -6,6 +6,7 @@ import {
   errorsSuite,
   failedRunsSuite,
   leasesSuite,
+  linearStorageSuite,
   listingSuite,
   listThreadsSuite,
   processRacesSuite,
@@ -30,7 +31,7 @@ import { dropSchema, freshCheckpointer, url } from './stores.js';
  */
 export const PARTS: Record<'core' | 'threads' | 'lifecycle' | 'protocol', readonly ConformanceSuite[]> = {
   core: [putGetSuite, revisionsSuite, racesSuite, listingSuite],
-  threads: [listThreadsSuite, retentionSuite, threadIdsSuite],
+  threads: [listThreadsSuite, retentionSuite, linearStorageSuite, threadIdsSuite],
   lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, processRacesSuite, closeSuite],
   protocol: [writesSuite, leasesSuite, failedRunsSuite],
 };

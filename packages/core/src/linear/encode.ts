@@ -1,0 +1,255 @@
+import type { ChunkRecord } from '../record.js';
+import { jsonSerializer, type Serializer, toJsonValue } from '../serializer.js';
+import {
+  childPath,
+  FORMAT,
+  INLINE_PART,
+  idSource,
+  isPlainObject,
+  levelBytes,
+  levelOf,
+  MAX_DEPTH,
+  MAX_OBJECT_PARTS,
+  MAX_RUN,
+  type Node,
+  plainKeys,
+  refsDigest,
+  SMALL_STATE,
+} from './format.js';
+
+/** A stored chunk as the thread's last put wrote or reused it: items [start, start + count) of a list. */
+export interface Segment {
+  /** The first item's index; -1 for a leaf's chunk. */
+  readonly start: number;
+  readonly count: number;
+  readonly level: number;
+  /** Characters of the items' JSON (commas included): what merging counts. */
+  readonly size: number;
+  /** The chunk's JSON text: what the next put compares against, never object identity. */
+  readonly text: string;
+  readonly id: string;
+}
+
+/** What an instance remembers of a thread's last put: the chunks of each path, and their characters. */
+export interface ThreadMemo {
+  readonly parts: ReadonlyMap<string, readonly Segment[]>;
+  readonly bytes: number;
+}
+
+/** A state encoded into a skeleton and chunks. */
+export interface LinearState {
+  readonly stateText: string;
+  readonly refs: string[];
+  /** Chunks this put must store (the others it references are stored already). */
+  readonly chunks: ChunkRecord[];
+  readonly memo: ThreadMemo;
+}
+
+interface Place {
+  readonly thread: string;
+  readonly step: number;
+}
+
+function jsonText(value: unknown): string {
+  return JSON.stringify(toJsonValue(value));
+}
+
+/** One put's walk over a state: which parts are inline, which chunks it reuses and which it writes. */
+class Walk {
+  readonly refs: string[] = [];
+  readonly chunks: ChunkRecord[] = [];
+  readonly parts = new Map<string, Segment[]>();
+  bytes = 0;
+  readonly #newId = idSource();
+  readonly #json: boolean;
+
+  constructor(
+    readonly prev: ThreadMemo | undefined,
+    readonly serializer: Serializer,
+    readonly place: Place,
+  ) {
+    this.#json = serializer === jsonSerializer;
+  }
+
+  /** The node for `value` at `path`, and about how many characters of JSON it holds. */
+  part(value: unknown, path: string, depth: number): [Node, number] {
+    if (depth < MAX_DEPTH) {
+      if (Array.isArray(value)) return this.list(value, path);
+      if (isPlainObject(value)) {
+        const keys = plainKeys(value);
+        if (keys !== undefined) return this.object(value, keys, path, depth);
+      }
+    }
+    return this.leaf(value, path);
+  }
+
+  private leaf(value: unknown, path: string): [Node, number] {
+    const text = jsonText(value);
+    if (text.length < INLINE_PART) return [['v', value], text.length];
+    const full = `[${JSON.stringify(path)},-1,${text}]`;
+    const old = this.prev?.parts.get(path)?.[0];
+    const seg =
+      old !== undefined && old.start === -1 && old.text === full
+        ? old
+        : this.write(full, -1, 1, 0, text.length, () => [path, -1, value]);
+    this.keep(path, [seg]);
+    return [['c', path], text.length];
+  }
+
+  private object(
+    value: Record<string, unknown>,
+    keys: string[],
+    path: string,
+    depth: number,
+  ): [Node, number] {
+    if (keys.length > MAX_OBJECT_PARTS) {
+      const texts = keys.map((k) => `[${JSON.stringify(k)},${jsonText(value[k])}]`);
+      return this.items(value, texts, path, 'e', (start, count) =>
+        keys.slice(start, start + count).map((k) => [k, value[k]]),
+      );
+    }
+    const children: [string, Node][] = [];
+    let size = 2;
+    let inline = true;
+    for (const key of keys) {
+      const [node, n] = this.part(value[key], childPath(path, key), depth + 1);
+      size += n + key.length + 4;
+      if (node[0] !== 'v') inline = false;
+      children.push([key, node]);
+    }
+    return [inline ? ['v', value] : ['o', children], size];
+  }
+
+  private list(value: unknown[], path: string): [Node, number] {
+    const texts: string[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) texts[i] = jsonText(value[i]);
+    return this.items(value, texts, path, 'a', (start, count) => value.slice(start, start + count));
+  }
+
+  /** A list (or an object's entries) of items whose JSON texts are `texts`, stored as chunks of runs of them. */
+  private items(
+    value: unknown,
+    texts: readonly string[],
+    path: string,
+    kind: 'a' | 'e',
+    slice: (start: number, count: number) => unknown[],
+  ): [Node, number] {
+    const n = texts.length;
+    // at[i]: characters of items [0, i) with a comma after each, so [a, b) holds at[b] - at[a] - 1.
+    const at = new Array<number>(n + 1);
+    at[0] = 0;
+    for (let i = 0; i < n; i++) at[i + 1] = at[i]! + texts[i]!.length + 1;
+    const total = n === 0 ? 0 : at[n]! - 1;
+    if (total + 2 < INLINE_PART) return [['v', value], total + 2];
+    const head = `[${JSON.stringify(path)},`;
+    const sizeOf = (start: number, end: number) => at[end]! - at[start]! - 1;
+    const textOf = (start: number, end: number) => `${head}${start},[${texts.slice(start, end).join(',')}]]`;
+    /** A chunk to write, made only once merging has settled, so no chunk is written and then merged away. */
+    type Run =
+      | Segment
+      | { readonly start: number; readonly count: number; readonly level: number; id?: undefined };
+    const plan = (start: number, end: number, level: number): Run => ({
+      start,
+      count: end - start,
+      level: Math.max(level, levelOf(sizeOf(start, end))),
+    });
+
+    // The longest run of the last put's chunks that still holds the same items at the same places.
+    const segs: Run[] = [];
+    let pos = 0;
+    for (const old of this.prev?.parts.get(path) ?? []) {
+      const end = pos + old.count;
+      if (old.start !== pos || end > n || old.size !== sizeOf(pos, end) || old.text !== textOf(pos, end))
+        break;
+      segs.push(old);
+      pos = end;
+    }
+    // The rest is new: one chunk when small; when large (a first put, an edit far back), chunks of the
+    // largest level it fills, then of smaller ones, so the merges below find nothing to redo.
+    let from = pos;
+    while (from < n) {
+      const level = levelOf(sizeOf(from, n));
+      let end = n;
+      if (level > 0) {
+        end = from + 1;
+        while (end < n && sizeOf(from, end) < levelBytes(level)) end++;
+      }
+      segs.push(plan(from, end, level));
+      from = end;
+    }
+    // A trailing run of same-level chunks merges into one a level up once it is long or large enough.
+    for (;;) {
+      const last = segs.length - 1;
+      const level = segs[last]!.level;
+      let first = last;
+      while (first > 0 && segs[first - 1]!.level === level) first--;
+      const run = last - first + 1;
+      const start = segs[first]!.start;
+      const end = segs[last]!.start + segs[last]!.count;
+      if (run < 2 || (run < MAX_RUN && sizeOf(start, end) < levelBytes(level + 1))) break;
+      segs.splice(first, run, plan(start, end, level + 1));
+    }
+    const written = segs.map((seg) => {
+      if (seg.id !== undefined) return seg;
+      const end = seg.start + seg.count;
+      return this.write(
+        textOf(seg.start, end),
+        seg.start,
+        seg.count,
+        seg.level,
+        sizeOf(seg.start, end),
+        () => [path, seg.start, slice(seg.start, seg.count)],
+      );
+    });
+    this.keep(path, written);
+    return [[kind, path, n], total + 2];
+  }
+
+  private write(
+    text: string,
+    start: number,
+    count: number,
+    level: number,
+    size: number,
+    payload: () => unknown,
+  ): Segment {
+    const id = this.#newId();
+    const data = this.#json
+      ? text
+      : this.serializer.serialize(payload(), { ...this.place, field: 'chunk', chunk: id });
+    this.chunks.push({ id, data });
+    return { start, count, level, size, text, id };
+  }
+
+  private keep(path: string, segs: Segment[]): void {
+    this.parts.set(path, segs);
+    for (const seg of segs) {
+      this.refs.push(seg.id);
+      this.bytes += seg.text.length;
+    }
+  }
+}
+
+/**
+ * Encodes `state` as a skeleton and chunks, sharing every chunk of `prev` (the thread's last put) whose text
+ * is unchanged. `undefined` when the state is better stored whole: small, or nothing in it makes a chunk.
+ * Throws what the serializer throws; the caller then encodes the state whole, which reports it properly.
+ */
+export function encodeLinear(
+  state: unknown,
+  place: Place,
+  serializer: Serializer,
+  prev: ThreadMemo | undefined,
+): LinearState | undefined {
+  const walk = new Walk(prev, serializer, place);
+  const [root, size] = walk.part(state, '', 0);
+  if (size < SMALL_STATE || walk.refs.length === 0) return undefined;
+  const skeleton = [FORMAT, refsDigest(walk.refs), root];
+  const stateText = serializer.serialize(skeleton, { ...place, field: 'state' });
+  return {
+    stateText,
+    refs: walk.refs,
+    chunks: walk.chunks,
+    memo: { parts: walk.parts, bytes: walk.bytes },
+  };
+}

@@ -1,0 +1,240 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  CorruptCheckpointError,
+  encryptedSerializer,
+  jsonSerializer,
+  type Serializer,
+} from '../src/index.js';
+import { decodeLinear } from '../src/linear/decode.js';
+import { encodeLinear, type ThreadMemo } from '../src/linear/encode.js';
+import { SMALL_STATE } from '../src/linear/format.js';
+
+/** What a backend keeps of one put: the state text, its refs (empty: a whole state). */
+interface Stored {
+  step: number;
+  state: string;
+  refs: string[];
+}
+
+/** A thread written put after put with one memo, as BaseCheckpointer does, its chunks kept in one map. */
+function thread(serializer: Serializer = jsonSerializer, name = 't') {
+  const chunks = new Map<string, string>();
+  const records: Stored[] = [];
+  let memo: ThreadMemo | undefined;
+  /** Bytes written by each put: state text, refs as JSON, new chunks' ids and data. */
+  const written: number[] = [];
+  return {
+    chunks,
+    records,
+    written,
+    put(step: number, state: unknown): Stored {
+      const linear = encodeLinear(state, { thread: name, step }, serializer, memo);
+      let record: Stored;
+      if (linear === undefined) {
+        record = {
+          step,
+          state: serializer.serialize(state, { thread: name, step, field: 'state' }),
+          refs: [],
+        };
+        written.push(record.state.length);
+      } else {
+        // Every chunk a put writes is one its record references: nothing is written and then merged away.
+        expect(linear.chunks.filter((c) => !linear.refs.includes(c.id))).toEqual([]);
+        let bytes = linear.stateText.length + JSON.stringify(linear.refs).length;
+        for (const c of linear.chunks) {
+          if (!chunks.has(c.id)) chunks.set(c.id, c.data);
+          bytes += c.id.length + c.data.length;
+        }
+        memo = linear.memo;
+        record = { step, state: linear.stateText, refs: linear.refs };
+        written.push(bytes);
+      }
+      records.push(record);
+      return record;
+    },
+    read(record: Stored): unknown {
+      if (record.refs.length === 0) {
+        return serializer.deserialize(record.state, { thread: name, step: record.step, field: 'state' });
+      }
+      return decodeLinear(
+        {
+          thread: name,
+          step: record.step,
+          state: record.state,
+          refs: record.refs,
+          chunks: record.refs.flatMap((id) => (chunks.has(id) ? [{ id, data: chunks.get(id)! }] : [])),
+        },
+        {
+          deserialize: (text, context) => serializer.deserialize(text, context),
+          corrupt: (detail) => {
+            throw new CorruptCheckpointError(`step ${record.step}`, detail);
+          },
+        },
+      );
+    },
+  };
+}
+
+const msg = (i: number, bytes = 200) => ({
+  role: i % 2 === 0 ? 'user' : 'assistant',
+  content: `#${i} ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27))}`.slice(0, bytes - 36),
+});
+
+/** Puts each state in turn, then reads every record back: each must equal the state put. */
+function expectExact(states: readonly unknown[], serializer?: Serializer) {
+  const t = thread(serializer);
+  const snapshots = states.map((s) => structuredClone(s));
+  const records = states.map((s, i) => t.put(i, s));
+  for (const [i, r] of records.entries()) expect(t.read(r), `step ${i}`).toEqual(snapshots[i]);
+  return t;
+}
+
+const longList = (n: number, from = 0) => Array.from({ length: n }, (_, i) => msg(from + i));
+
+describe('linear state encoding', () => {
+  it('stores small states whole and large ones as a skeleton and chunks', () => {
+    const t = thread();
+    expect(t.put(0, { n: 1, list: [1, 2, 3] }).refs).toEqual([]);
+    const large = t.put(1, { list: longList(40) });
+    expect(large.refs.length).toBeGreaterThan(0);
+    expect(large.state.length).toBeLessThan(200);
+    expect(t.read(large)).toEqual({ list: longList(40) });
+  });
+
+  it('an append writes only the new items', () => {
+    const t = thread();
+    t.put(0, { messages: longList(30) });
+    const before = t.chunks.size;
+    t.put(1, { messages: longList(31) });
+    expect(t.chunks.size).toBe(before + 1);
+    expect(t.written[1]).toBeLessThan(200 * 2);
+  });
+
+  it('reads every step exactly across every kind of change', () => {
+    const base = longList(30);
+    const states: unknown[] = [
+      { messages: base, meta: { a: 1 } },
+      { messages: [...base, msg(30)], meta: { a: 1 } }, // append
+      { messages: [...base, msg(30), msg(31), msg(32)], meta: { a: 2, b: 'x' } }, // appends, replaced key
+      { messages: [...base.slice(0, 10), ...base.slice(11), msg(30)], meta: { a: 2 } }, // removal in the middle
+      { messages: base.slice(5), meta: { a: 2 } }, // removal at the front
+      { messages: base.slice(0, 12), meta: { a: 2 } }, // a list shrinking
+      { messages: base.map((m, i) => (i === 20 ? { ...m, content: 'edited' } : m)) }, // nested edit, key removed
+      { messages: { ...base } }, // type change: list to object
+      { messages: 'x'.repeat(5000) }, // type change: object to a long string
+      { messages: base, extra: { deep: { deeper: { list: longList(20, 100) } } } }, // nested large parts
+      { messages: base, extra: { deep: { deeper: { list: [...longList(20, 100), msg(1)] } } } }, // nested append
+      base, // a list at the root
+      [...base, msg(99)],
+      { n: 1 }, // large to small
+      { messages: base }, // small to large again
+    ];
+    expectExact(states);
+  });
+
+  it('reads Map, Set, Date, bytes, BigInt, undefined, -0, NaN and tag-like keys exactly', () => {
+    const odd = (i: number) => ({
+      i,
+      when: new Date(1_700_000_000_000 + i),
+      big: 10n ** 30n + BigInt(i),
+      bytes: new Uint8Array([i, 255, 0]),
+      map: new Map<unknown, unknown>([[i, { x: 'y'.repeat(40) }]]),
+      set: new Set([i, 'a', null]),
+      nothing: undefined,
+      negZero: -0,
+      nan: Number.NaN,
+      $flow: 'not a tag',
+      ['__proto__']: { polluted: i },
+      text: 'z'.repeat(120),
+    });
+    const states = [5, 6, 7].map((n) => ({
+      items: Array.from({ length: n * 3 }, (_, i) => odd(i)),
+      map: new Map(Array.from({ length: n * 20 }, (_, i) => [`k${i}`, 'v'.repeat(30)])),
+      keyed: Object.fromEntries(
+        Array.from({ length: n * 20 }, (_, i) => [`key ${i}`, { v: 'w'.repeat(30) }]),
+      ),
+      // biome-ignore lint/suspicious/noSparseArray: a hole reads back as undefined, as in a whole state
+      sparse: [1, , 3, ...longList(15)],
+    }));
+    const t = expectExact(states);
+    // The object of many keys is stored by entries, so adding keys shares the earlier ones.
+    expect(t.records[2]!.refs.filter((id) => t.records[1]!.refs.includes(id)).length).toBeGreaterThan(0);
+  });
+
+  it('decides sharing by text, never by identity: a list mutated in place still reads exactly', () => {
+    const messages = longList(40);
+    const state = { messages };
+    const t = thread();
+    const first = t.put(0, state);
+    const snapshot0 = structuredClone(state);
+    messages[3] = { role: 'user', content: 'changed in place' };
+    messages.push(msg(40));
+    const second = t.put(1, state);
+    expect(t.read(first)).toEqual(snapshot0);
+    expect(t.read(second)).toEqual(structuredClone(state));
+  });
+
+  it('crosses the small/large threshold both ways at every size around it', () => {
+    const states = Array.from({ length: 60 }, (_, i) => ({
+      list: Array.from({ length: i < 30 ? i : 60 - i }, (_, j) => 'x'.repeat(j % 7) + 'y'.repeat(90)),
+    }));
+    const t = expectExact(states);
+    const kinds = t.records.map((r) => r.refs.length > 0);
+    expect(kinds).toContain(true);
+    expect(kinds).toContain(false);
+    expect(JSON.stringify(states[25]).length).toBeGreaterThan(SMALL_STATE);
+  });
+
+  it('a missing chunk or a changed ref list is a CorruptCheckpointError naming it', () => {
+    const t = thread();
+    const record = t.put(0, { messages: longList(30) });
+    const id = record.refs[0]!;
+    const data = t.chunks.get(id)!;
+    t.chunks.delete(id);
+    expect(() => t.read(record)).toThrow(new RegExp(`chunk "${id}" is missing`));
+    t.chunks.set(id, data);
+    expect(() => t.read({ ...record, refs: record.refs.slice(1) })).toThrow(CorruptCheckpointError);
+    expect(() => t.read({ ...record, refs: record.refs.slice(1) })).toThrow(/references are not the ones/);
+    // A ref swapped for a chunk of another place: its content says where it goes, and does not fit.
+    const other = t.put(1, { other: longList(30, 500) });
+    const swapped = { ...record, refs: [...record.refs.slice(0, -1), other.refs[0]!] };
+    expect(() => t.read(swapped)).toThrow(CorruptCheckpointError);
+  });
+
+  it('with the encrypted serializer, a chunk moved to another id or thread fails authentication', () => {
+    const serializer = encryptedSerializer({ keys: { k: randomBytes(32) }, current: 'k' });
+    const t = expectExact([{ messages: longList(30) }, { messages: longList(31) }], serializer);
+    const record = t.records[1]!;
+    const [a, b] = record.refs;
+    const dataA = t.chunks.get(a!)!;
+    expect(dataA).toMatch(/^"flow-enc:/);
+    t.chunks.set(a!, t.chunks.get(b!)!);
+    t.chunks.set(b!, dataA);
+    expect(() => t.read(record)).toThrow(/authentication failed/);
+    t.chunks.set(b!, t.chunks.get(a!)!);
+    t.chunks.set(a!, dataA);
+    // Another thread's reader of the same texts.
+    const elsewhere = thread(serializer, 'another');
+    for (const [id, data] of t.chunks) elsewhere.chunks.set(id, data);
+    expect(() => elsewhere.read({ ...record })).toThrow(/authentication failed/);
+  });
+
+  it('grows linearly: a W6-like run stores ≤ 5× its final JSON, and 400 steps ≤ 2.5× the bytes of 200', () => {
+    const run = (steps: number) => {
+      const t = thread();
+      const messages: unknown[] = [];
+      for (let s = 0; s <= steps; s++) {
+        t.put(s, { messages: [...messages] });
+        messages.push(msg(s));
+      }
+      const final = JSON.stringify({ messages: messages.slice(0, steps) }).length;
+      return { bytes: t.written.reduce((a, b) => a + b, 0), final };
+    };
+    const two = run(200);
+    const four = run(400);
+    expect(two.bytes / two.final).toBeLessThanOrEqual(5);
+    expect(four.bytes / four.final).toBeLessThanOrEqual(5);
+    expect(four.bytes / two.bytes).toBeLessThanOrEqual(2.5);
+  });
+});
