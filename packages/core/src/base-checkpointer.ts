@@ -166,7 +166,7 @@ export abstract class BaseCheckpointer implements Checkpointer {
     assertIfRevision(ifRevision);
     const pending = opts?.writes;
     if (pending !== undefined) assertWrites(pending);
-    let encoded = this.encodeState(checked, this.#memos?.get(checked.thread));
+    let encoded = this.#encodeState(checked, this.#memos?.get(checked.thread));
     const writes =
       pending === undefined || pending.length === 0
         ? undefined
@@ -174,20 +174,20 @@ export abstract class BaseCheckpointer implements Checkpointer {
     if (!this.#isSetUp) await this.setup();
     let revision: number;
     try {
-      revision = await this.write(encoded.record, ifRevision, writes);
+      revision = await this.#write(encoded.record, ifRevision, writes);
     } catch (error) {
       // A chunk this instance remembers is gone (the thread was deleted or pruned elsewhere): nothing was
       // stored, so the put is made again, once, with every chunk in it.
       if (!isMissingChunkError(error) || encoded.memo === undefined) throw error;
       this.#memos?.delete(checked.thread);
-      encoded = this.encodeState(checked, undefined);
-      revision = await this.write(encoded.record, ifRevision, writes);
+      encoded = this.#encodeState(checked, undefined);
+      revision = await this.#write(encoded.record, ifRevision, writes);
     }
     if (encoded.memo !== undefined) this.#memos?.set(checked.thread, encoded.memo);
     return checked.with({ ts: encoded.record.ts, revision });
   }
 
-  private write(
+  #write(
     record: CheckpointRecord,
     ifRevision: number | undefined,
     writes: WriteRecord[] | undefined,
@@ -203,7 +203,7 @@ export abstract class BaseCheckpointer implements Checkpointer {
    * The record of a put: the whole state when it is small (the text is made once, as always) or when linear
    * storage is off; else a skeleton and chunks, sharing what `memo` (the thread's last put) stored.
    */
-  private encodeState(
+  #encodeState(
     cp: Checkpoint,
     memo: ThreadMemo | undefined,
   ): { record: CheckpointRecord; memo?: ThreadMemo } {
