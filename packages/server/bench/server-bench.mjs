@@ -103,13 +103,14 @@ async function transportServer(store) {
     texts.set(after ?? '', await pageText(store, after));
     after = JSON.parse(texts.get(after ?? '')).next ?? undefined;
   }
-  return plainServer((query) => texts.get(query.get('after') ?? ''));
+  const server = await plainServer((query) => texts.get(query.get('after') ?? ''));
+  return { ...server, texts };
 }
 
 /**
  * Pages through every thread, page by page in turns: listThreads alone, the handler called in-process (the
- * route without a socket), HTTP alone (pages made beforehand), the node:http floor, and GET …/runs through
- * `serve`; ms per page of each.
+ * route without a socket), HTTP alone (pages made beforehand) and the client's JSON.parse of a page alone,
+ * the node:http floor, and GET …/runs through `serve`; ms per page of each.
  */
 async function benchList(store, handler, url) {
   const floor = await floorServer(store);
@@ -135,6 +136,7 @@ async function benchList(store, handler, url) {
       check(JSON.parse(await answer.text()).runs, p);
     },
     transport: async (p) => check((await viaTransport.request('GET', `/?${query(p)}`, AUTH)).body.runs, p),
+    parse: async (p) => check(JSON.parse(transport.texts.get(cursors[p] ?? '')).runs, p),
     floor: async (p) => check((await viaFloor.request('GET', `/?${query(p)}`, AUTH)).body.runs, p),
     http: async (p) =>
       check((await viaServe.request('GET', `/api/graphs/g/runs?${query(p)}`, AUTH)).body.runs, p),
@@ -232,7 +234,7 @@ async function onStore(name, open, cleanup) {
       const x = (side) => `${f(m(l[side]))} (${f(m(l[side]) / m(l.listThreads))}×)`;
       console.log(
         `${name.padEnd(8)} ${kind.padEnd(4)} runs page (limit ${PAGE}, ${THREADS} threads), median ms (× listThreads): ` +
-          `listThreads ${f(m(l.listThreads))}, HTTP alone ${x('transport')}, handler in-process ${x('handler')}, ` +
+          `listThreads ${f(m(l.listThreads))}, HTTP alone ${x('transport')} (of which the client's JSON.parse ${x('parse')}), handler in-process ${x('handler')}, ` +
           `node:http floor ${x('floor')}, GET …/runs ${x('http')} [${spread(l.http)}]; ${f(m(l.http) / m(l.floor))}× the floor`,
       );
       console.log(
