@@ -222,8 +222,8 @@ export abstract class BaseCheckpointer implements Checkpointer {
       // Whatever the walk cannot take, the whole encoding reports properly (or stores).
       linear = undefined;
     }
-    const record = whole ?? encodeRecord(cp, this.serializer, this.backend);
-    if (linear === undefined) return { record };
+    if (linear === undefined) return { record: whole ?? encodeRecord(cp, this.serializer, this.backend) };
+    const record = whole ?? encodeRecord(cp, this.serializer, this.backend, linear.stateText);
     return {
       record: { ...record, state: linear.stateText, refs: linear.refs, chunks: linear.chunks },
       memo: linear.memo,

@@ -99,17 +99,22 @@ function stringifyMeta(meta: Readonly<Record<string, unknown>>): string {
   return EMPTY_META_TEXT;
 }
 
-/** Serializes a checkpoint for storage, stamping `ts` with the current time when it is empty. */
-export function encodeRecord(cp: Checkpoint, serializer: Serializer, backend?: string): CheckpointRecord {
+/**
+ * Serializes a checkpoint for storage, stamping `ts` with the current time when it is empty. `state`, when
+ * given, is the state's stored text already made (a linear state's skeleton).
+ */
+export function encodeRecord(
+  cp: Checkpoint,
+  serializer: Serializer,
+  backend?: string,
+  state?: string,
+): CheckpointRecord {
   return {
     thread: cp.thread,
     step: cp.step,
-    state: serializeField(
-      serializer,
-      cp.state,
-      { thread: cp.thread, step: cp.step, field: 'state' },
-      backend,
-    ),
+    state:
+      state ??
+      serializeField(serializer, cp.state, { thread: cp.thread, step: cp.step, field: 'state' }, backend),
     next: cp.next,
     interrupted: cp.interrupted,
     interruptNode: cp.interruptNode,

@@ -23,16 +23,19 @@ export interface Segment {
   readonly start: number;
   readonly count: number;
   readonly level: number;
-  /** Characters of the items' JSON (commas included): what merging counts. */
-  readonly size: number;
-  /** The chunk's JSON text: what the next put compares against, never object identity. */
-  readonly text: string;
   readonly id: string;
 }
 
-/** What an instance remembers of a thread's last put: the chunks of each path, and their characters. */
+/** A path's chunks in the last put, with the JSON text of each item: what the next put compares against. */
+interface PathMemo {
+  readonly kind: 'a' | 'e' | 'c';
+  readonly segs: readonly Segment[];
+  readonly texts: readonly string[];
+}
+
+/** What an instance remembers of a thread's last put: each path's chunks, and the characters held. */
 export interface ThreadMemo {
-  readonly parts: ReadonlyMap<string, readonly Segment[]>;
+  readonly parts: ReadonlyMap<string, PathMemo>;
   readonly bytes: number;
 }
 
@@ -50,15 +53,16 @@ interface Place {
   readonly step: number;
 }
 
-function jsonText(value: unknown): string {
-  return JSON.stringify(toJsonValue(value));
-}
-
-/** One put's walk over a state: which parts are inline, which chunks it reuses and which it writes. */
+/**
+ * One put's walk over a state: which parts are inline, which chunks it reuses and which it writes. It walks
+ * the value and its JSON form (`toJsonValue`, made once for the whole state) side by side: decisions follow
+ * the value, texts come from the JSON form, and what the serializer is given is the value itself (with the
+ * default serializer, the JSON form, whose text is what it would write).
+ */
 class Walk {
   readonly refs: string[] = [];
   readonly chunks: ChunkRecord[] = [];
-  readonly parts = new Map<string, Segment[]>();
+  readonly parts = new Map<string, PathMemo>();
   bytes = 0;
   readonly #newId = idSource();
   readonly #json: boolean;
@@ -71,64 +75,71 @@ class Walk {
     this.#json = serializer === jsonSerializer;
   }
 
-  /** The node for `value` at `path`, and about how many characters of JSON it holds. */
-  part(value: unknown, path: string, depth: number): [Node, number] {
+  /** The node for `value` (JSON form `json`) at `path`, and about how many characters of JSON it holds. */
+  part(value: unknown, json: unknown, path: string, depth: number): [Node, number] {
     if (depth < MAX_DEPTH) {
-      if (Array.isArray(value)) return this.list(value, path);
+      if (Array.isArray(value)) return this.list(value, json as unknown[], path);
       if (isPlainObject(value)) {
         const keys = plainKeys(value);
-        if (keys !== undefined) return this.object(value, keys, path, depth);
+        if (keys !== undefined) return this.object(value, json as Record<string, unknown>, keys, path, depth);
       }
     }
-    return this.leaf(value, path);
+    return this.leaf(value, json, path);
   }
 
-  private leaf(value: unknown, path: string): [Node, number] {
-    const text = jsonText(value);
-    if (text.length < INLINE_PART) return [['v', value], text.length];
-    const full = `[${JSON.stringify(path)},-1,${text}]`;
-    const old = this.prev?.parts.get(path)?.[0];
+  private inline(value: unknown, json: unknown): Node {
+    return ['v', this.#json ? json : value];
+  }
+
+  private leaf(value: unknown, json: unknown, path: string): [Node, number] {
+    const text = JSON.stringify(json);
+    if (text.length < INLINE_PART) return [this.inline(value, json), text.length];
+    const old = this.prev?.parts.get(path);
     const seg =
-      old !== undefined && old.start === -1 && old.text === full
-        ? old
-        : this.write(full, -1, 1, 0, text.length, () => [path, -1, value]);
-    this.keep(path, [seg]);
+      old?.kind === 'c' && old.texts[0] === text
+        ? old.segs[0]!
+        : this.write(`[${JSON.stringify(path)},-1,${text}]`, -1, 1, 0, () => [path, -1, value]);
+    this.keep(path, { kind: 'c', segs: [seg], texts: [text] });
     return [['c', path], text.length];
   }
 
   private object(
     value: Record<string, unknown>,
+    json: Record<string, unknown>,
     keys: string[],
     path: string,
     depth: number,
   ): [Node, number] {
     if (keys.length > MAX_OBJECT_PARTS) {
-      const texts = keys.map((k) => `[${JSON.stringify(k)},${jsonText(value[k])}]`);
-      return this.items(value, texts, path, 'e', (start, count) =>
-        keys.slice(start, start + count).map((k) => [k, value[k]]),
+      const texts = keys.map((k) => `[${JSON.stringify(k)},${JSON.stringify(json[k])}]`);
+      return this.items(value, json, texts, path, 'e', (start, count) =>
+        keys.slice(start, start + count).map((k) => [k, this.#json ? json[k] : value[k]]),
       );
     }
     const children: [string, Node][] = [];
     let size = 2;
     let inline = true;
     for (const key of keys) {
-      const [node, n] = this.part(value[key], childPath(path, key), depth + 1);
+      const [node, n] = this.part(value[key], json[key], childPath(path, key), depth + 1);
       size += n + key.length + 4;
       if (node[0] !== 'v') inline = false;
       children.push([key, node]);
     }
-    return [inline ? ['v', value] : ['o', children], size];
+    return [inline ? this.inline(value, json) : ['o', children], size];
   }
 
-  private list(value: unknown[], path: string): [Node, number] {
-    const texts: string[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) texts[i] = jsonText(value[i]);
-    return this.items(value, texts, path, 'a', (start, count) => value.slice(start, start + count));
+  private list(value: unknown[], json: unknown[], path: string): [Node, number] {
+    const texts: string[] = new Array(json.length);
+    for (let i = 0; i < json.length; i++) texts[i] = JSON.stringify(json[i]);
+    return this.items(value, json, texts, path, 'a', (start, count) =>
+      (this.#json ? json : value).slice(start, start + count),
+    );
   }
 
   /** A list (or an object's entries) of items whose JSON texts are `texts`, stored as chunks of runs of them. */
   private items(
     value: unknown,
+    json: unknown,
     texts: readonly string[],
     path: string,
     kind: 'a' | 'e',
@@ -140,10 +151,9 @@ class Walk {
     at[0] = 0;
     for (let i = 0; i < n; i++) at[i + 1] = at[i]! + texts[i]!.length + 1;
     const total = n === 0 ? 0 : at[n]! - 1;
-    if (total + 2 < INLINE_PART) return [['v', value], total + 2];
-    const head = `[${JSON.stringify(path)},`;
+    if (total + 2 < INLINE_PART) return [this.inline(value, json), total + 2];
     const sizeOf = (start: number, end: number) => at[end]! - at[start]! - 1;
-    const textOf = (start: number, end: number) => `${head}${start},[${texts.slice(start, end).join(',')}]]`;
+
     /** A chunk to write, made only once merging has settled, so no chunk is written and then merged away. */
     type Run =
       | Segment
@@ -154,15 +164,19 @@ class Walk {
       level: Math.max(level, levelOf(sizeOf(start, end))),
     });
 
-    // The longest run of the last put's chunks that still holds the same items at the same places.
+    // The last put's chunks that still hold the same items (by text) at the same places, from the start.
     const segs: Run[] = [];
     let pos = 0;
-    for (const old of this.prev?.parts.get(path) ?? []) {
-      const end = pos + old.count;
-      if (old.start !== pos || end > n || old.size !== sizeOf(pos, end) || old.text !== textOf(pos, end))
-        break;
-      segs.push(old);
-      pos = end;
+    const old = this.prev?.parts.get(path);
+    if (old?.kind === kind) {
+      let same = 0;
+      const limit = Math.min(n, old.texts.length);
+      while (same < limit && old.texts[same] === texts[same]) same++;
+      for (const seg of old.segs) {
+        if (seg.start + seg.count > same) break;
+        segs.push(seg);
+        pos = seg.start + seg.count;
+      }
     }
     // The rest is new: one chunk when small; when large (a first put, an edit far back), chunks of the
     // largest level it fills, then of smaller ones, so the merges below find nothing to redo.
@@ -189,44 +203,34 @@ class Walk {
       if (run < 2 || (run < MAX_RUN && sizeOf(start, end) < levelBytes(level + 1))) break;
       segs.splice(first, run, plan(start, end, level + 1));
     }
+    const head = `[${JSON.stringify(path)},`;
     const written = segs.map((seg) => {
       if (seg.id !== undefined) return seg;
       const end = seg.start + seg.count;
-      return this.write(
-        textOf(seg.start, end),
+      const text = `${head}${seg.start},[${texts.slice(seg.start, end).join(',')}]]`;
+      return this.write(text, seg.start, seg.count, seg.level, () => [
+        path,
         seg.start,
-        seg.count,
-        seg.level,
-        sizeOf(seg.start, end),
-        () => [path, seg.start, slice(seg.start, seg.count)],
-      );
+        slice(seg.start, seg.count),
+      ]);
     });
-    this.keep(path, written);
+    this.keep(path, { kind, segs: written, texts });
     return [[kind, path, n], total + 2];
   }
 
-  private write(
-    text: string,
-    start: number,
-    count: number,
-    level: number,
-    size: number,
-    payload: () => unknown,
-  ): Segment {
+  private write(text: string, start: number, count: number, level: number, payload: () => unknown): Segment {
     const id = this.#newId();
     const data = this.#json
       ? text
       : this.serializer.serialize(payload(), { ...this.place, field: 'chunk', chunk: id });
     this.chunks.push({ id, data });
-    return { start, count, level, size, text, id };
+    return { start, count, level, id };
   }
 
-  private keep(path: string, segs: Segment[]): void {
-    this.parts.set(path, segs);
-    for (const seg of segs) {
-      this.refs.push(seg.id);
-      this.bytes += seg.text.length;
-    }
+  private keep(path: string, memo: PathMemo): void {
+    this.parts.set(path, memo);
+    for (const seg of memo.segs) this.refs.push(seg.id);
+    for (const text of memo.texts) this.bytes += text.length;
   }
 }
 
@@ -242,10 +246,14 @@ export function encodeLinear(
   prev: ThreadMemo | undefined,
 ): LinearState | undefined {
   const walk = new Walk(prev, serializer, place);
-  const [root, size] = walk.part(state, '', 0);
+  const [root, size] = walk.part(state, toJsonValue(state), '', 0);
   if (size < SMALL_STATE || walk.refs.length === 0) return undefined;
   const skeleton = [FORMAT, refsDigest(walk.refs), root];
-  const stateText = serializer.serialize(skeleton, { ...place, field: 'state' });
+  // With the default serializer the skeleton already holds JSON forms: its text is what serialize would make.
+  const stateText =
+    serializer === jsonSerializer
+      ? JSON.stringify(skeleton)
+      : serializer.serialize(skeleton, { ...place, field: 'state' });
   return {
     stateText,
     refs: walk.refs,
