@@ -17,13 +17,15 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-/** A headless Chromium on a fresh profile; `close()` ends it and removes the profile. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/** A headless Chromium on a fresh profile (with `extraFlags`); `close()` ends it and removes the profile. */
+export async function launchBrowser(
+  extraFlags: readonly string[] = [],
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), 'flow-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...extraFlags],
     viewport: { width: 1280, height: 860 },
     deviceScaleFactor: 1,
   });
