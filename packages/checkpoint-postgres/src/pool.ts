@@ -29,3 +29,12 @@ export function isPool(value: unknown): value is PgPool {
     typeof pool.query === 'function' && typeof pool.connect === 'function' && typeof pool.end === 'function'
   );
 }
+
+/** pg's default pool size, assumed for a pool that does not say its own. */
+const DEFAULT_POOL_SIZE = 10;
+
+/** How many connections `pool` holds at most (`pg.Pool`'s `options.max`): as many puts go out at once. */
+export function poolSize(pool: PgPool): number {
+  const max = (pool as { options?: { max?: unknown } }).options?.max;
+  return typeof max === 'number' && Number.isInteger(max) && max > 0 ? max : DEFAULT_POOL_SIZE;
+}

@@ -26,8 +26,10 @@ import {
   type WriteRecord,
 } from '@flow/core';
 import type { PgPool, PgPoolClient } from './driver.js';
+import { arrayLiteral, GROUP_COLUMNS, groupPutStatement } from './group-statement.js';
 import { migrate, storeExists } from './migrate.js';
-import { createPool, isPool } from './pool.js';
+import { createPool, isPool, poolSize } from './pool.js';
+import { type GroupOutcome, PutGroups } from './put-group.js';
 import { quoteIdent } from './quote.js';
 import {
   type CheckpointRow,
@@ -78,6 +80,13 @@ export interface PostgresCheckpointerOptions extends BaseCheckpointerOptions {
   preparedStatements?: boolean;
 }
 
+/** A put waiting for its turn (see `PutGroups`). */
+interface PendingPut {
+  record: CheckpointRecord;
+  ifRevision: number | undefined;
+  writes: WriteRecord[] | undefined;
+}
+
 /** Above every valid step: the "no bound" value of `list` and `prune`. */
 const NO_STEP_BOUND = MAX_STEP + 1;
 
@@ -103,6 +112,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   readonly #sql: Statements;
   readonly #create: boolean;
   readonly #prepared: boolean;
+  readonly #groups: PutGroups<PendingPut>;
+  readonly #groupPut: Statement;
 
   /**
    * @param urlOrPool A `postgres://` URL (the checkpointer creates a pool and `close()` ends it; `?schema=`
@@ -149,6 +160,13 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     }
     this.#sql = buildStatements(schema);
     this.#transactions = pgTransactions(this.#pool);
+    this.#groupPut = groupPutStatement(schema, quoteIdent(schema));
+    this.#groups = new PutGroups<PendingPut>(
+      poolSize(this.#pool),
+      ({ item }) => this.#putAlone(item.record, item.ifRevision, item.writes),
+      (items) => this.#putGroup(items),
+      ({ item }) => this.#conflict(item.record, item.ifRevision),
+    );
   }
 
   #bind(statement: Statement, values: unknown[]) {
@@ -241,7 +259,46 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     return rows[0] && toLease(thread, rows[0]);
   }
 
-  async #put(
+  #put(record: CheckpointRecord, ifRevision: number | undefined, writes: WriteRecord[] | undefined) {
+    // Puts with writes or chunks always go alone; the group statement stores whole states only.
+    const groupable =
+      writes === undefined && (record.refs?.length ?? 0) === 0 && (record.chunks?.length ?? 0) === 0;
+    return this.#groups.put(record.thread, { record, ifRevision, writes }, groupable);
+  }
+
+  /** One group statement for `items` (one per thread, whole states, no writes). */
+  async #putGroup(items: readonly PendingPut[]): Promise<GroupOutcome> {
+    const columns: unknown[][] = Array.from({ length: GROUP_COLUMNS }, () => new Array(items.length));
+    for (const [i, { record, ifRevision }] of items.entries()) {
+      const row = [
+        record.thread,
+        record.step,
+        record.state,
+        arrayLiteral(record.next),
+        record.interrupted,
+        record.interruptNode,
+        record.interruptPayload,
+        toPgTimestamp(record.ts),
+        record.error,
+        record.meta,
+        statusOf(record),
+        threadSummaryOf(record),
+        ifRevision ?? null,
+      ];
+      for (let c = 0; c < GROUP_COLUMNS; c++) columns[c]![i] = row[c];
+    }
+    try {
+      const { rows } = await this.#pool.query<{ ord: number; revision: number | null }>(
+        this.#bind(this.#groupPut, columns),
+      );
+      return { ok: true, revisions: rows.map((r) => (r.revision === null ? null : Number(r.revision))) };
+    } catch (error) {
+      // An SQL error (a SQLSTATE) rolled the statement back; anything else may have committed it.
+      return { ok: false, retry: typeof (error as { code?: unknown } | null)?.code === 'string', error };
+    }
+  }
+
+  async #putAlone(
     record: CheckpointRecord,
     ifRevision: number | undefined,
     writes: WriteRecord[] | undefined,
@@ -289,7 +346,11 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     if (typeof written?.missing === 'string') {
       throw new MissingChunkError({ thread: record.thread, id: written.missing, backend: this.backend });
     }
-    // Only a conditional put writes nothing; one more query, on this path only, names what is stored.
+    return this.#conflict(record, ifRevision);
+  }
+
+  /** Only a conditional put writes nothing; one more query, on this path only, names what is stored. */
+  async #conflict(record: CheckpointRecord, ifRevision: number | undefined): Promise<never> {
     const stored = await this.#pool.query<{ revision: number }>(
       this.#bind(this.#sql.revisionOf, [record.thread, record.step]),
     );

@@ -10,7 +10,7 @@ export interface Statement {
   readonly text: string;
 }
 
-function statement(text: string): Statement {
+export function statement(text: string): Statement {
   // Postgres truncates names at 63 bytes; a short hash keeps distinct texts apart.
   const hash = createHash('sha256').update(text).digest('hex').slice(0, 24);
   return { name: `flow_pg_${hash}`, text: text.replace(/\s+/g, ' ').trim() };
