@@ -61,6 +61,31 @@ describe('targets', () => {
     ]);
     expect(targets.find((t) => t.target.includes('statements'))?.met).toBeUndefined();
   });
+
+  it('holds durable nodes to 1.1× the engine before them, and Postgres to no extra statement per step', () => {
+    const w7 = section({
+      id: 'w7-w5',
+      title: 'w7',
+      detail: 'detail.',
+      columns: [{ key: 'ratio', header: 'after/before' }],
+      ratioOf: 'ratio',
+      better: 'lower',
+    });
+    const row = (backend: string, ratio: number, stmtsBefore?: number, stmtsAfter?: number) =>
+      w7.rows.push({ backend, side: 'flow', label: 'W5', values: { ratio, stmtsBefore, stmtsAfter } });
+    row('memory', 1.09);
+    row('sqlite', 1.11);
+    row('postgres', 1.0, 1.01, 1.04);
+    const targets = evaluateTargets([w7]);
+    const ratios = targets.filter((t) => t.target.startsWith('W5 with durable nodes ≤ 1.1×'));
+    expect(ratios.map((t) => [t.backend, t.met])).toEqual([
+      ['memory', true],
+      ['sqlite', false],
+      ['postgres', true],
+    ]);
+    const stmts = targets.find((t) => t.target.includes('no extra statement'));
+    expect([stmts?.measured, stmts?.met]).toEqual(['1.04 vs 1.01', false]);
+  });
 });
 
 describe('format', () => {

@@ -198,6 +198,29 @@ export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
       met: ratio === undefined ? undefined : ratio <= 1.15,
     });
   }
+  // Durable nodes against the engine before them, the W5 loop in the same turns (W7).
+  for (const backend of ['memory', 'sqlite', 'postgres'] as const) {
+    const ratio = flowRow(sections, 'w7-w5', backend)?.values.ratio;
+    out.push({
+      target: 'W5 with durable nodes ≤ 1.1× the engine before them (W7, µs/step)',
+      backend,
+      measured: ratio === undefined ? 'not run' : `${ratio.toFixed(3)}× before`,
+      met: ratio === undefined ? undefined : ratio <= 1.1,
+    });
+  }
+  const w7 = flowRow(sections, 'w7-w5', 'postgres')?.values;
+  const extra =
+    w7?.stmtsAfter === undefined || w7.stmtsBefore === undefined ? undefined : w7.stmtsAfter - w7.stmtsBefore;
+  out.push({
+    // A run's lease is 2 statements (take, release): 0.01 per super-step of a 200-step run.
+    target: 'W5 with durable nodes: no extra statement per super-step (W7, the lease aside)',
+    backend: 'postgres',
+    measured:
+      extra === undefined
+        ? 'not run'
+        : `${formatNumber(w7?.stmtsAfter as number, 2)} vs ${formatNumber(w7?.stmtsBefore as number, 2)}`,
+    met: extra === undefined ? undefined : extra <= 0.02,
+  });
   const workers = sections.find((s) => s.id === 'workers')?.rows ?? [];
   for (const nodeMs of [0, 20]) {
     const rows = workers.filter((r) => r.values.nodeMs === nodeMs);
