@@ -47,22 +47,26 @@ export function envelopeText(bytes: Buffer): string {
   return `${OPEN}${bytes.toString('base64url')}"`;
 }
 
-/** `format · idLength · keyId`, the header every envelope of a key starts with. */
+/**
+ * `format · idLength · keyId`, the header every envelope of a key starts with, as text: key ids are ASCII
+ * (`assertKeyId`) and both bytes are below 0x80, so its UTF-8 bytes are the header's bytes.
+ */
+export function headerText(format: number, keyId: string): string {
+  return String.fromCharCode(format, keyId.length) + keyId;
+}
+
+/** The header's bytes. */
 export function header(format: number, keyId: string): Buffer {
-  const id = Buffer.from(keyId);
-  const head = Buffer.allocUnsafe(2 + id.length);
-  head[0] = format;
-  head[1] = id.length;
-  id.copy(head, 2);
-  return head;
+  return Buffer.from(headerText(format, keyId));
 }
 
 /**
  * The associated data of a value: its envelope's header, then its place as JSON text (a JSON array, so a
  * thread id can never be spliced into the step). Format 1 has always used exactly these bytes; a chunk's place
- * is `[thread, "chunk", id]`, which no other field's array can equal (their second element is a number).
+ * is `[thread, "chunk", id]`, which no other field's array can equal (their second element is a number). Built
+ * as one string and encoded once: it is made for every value written or read.
  */
-export function associatedData(head: Uint8Array, headLength: number, context: SerializeContext): Buffer {
+export function associatedData(head: string, context: SerializeContext): Buffer {
   // A chunk is shared by every later step of its thread: it is bound to the thread and its id, not a step.
   const place =
     context.field === 'chunk'
@@ -74,10 +78,7 @@ export function associatedData(head: Uint8Array, headLength: number, context: Se
           context.node ?? null,
           context.key ?? null,
         ]);
-  const aad = Buffer.allocUnsafe(headLength + Buffer.byteLength(place));
-  aad.set(headLength === head.length ? head : head.subarray(0, headLength), 0);
-  aad.write(place, headLength);
-  return aad;
+  return Buffer.from(head + place);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   FORMAT_NULL,
   FORMAT_VALUE,
   header,
+  headerText,
   IV_BYTES,
   nextIv,
   OPEN,
@@ -31,6 +32,9 @@ interface KeyPair {
   aes: KeyObject;
   /** HKDF-SHA256 of the AES key: the null markers' HMAC never uses the encryption key itself. */
   nullMac: KeyObject;
+  /** The header of each format under this key, as `associatedData` takes it. */
+  valueHead: string;
+  nullHead: string;
 }
 
 const NULL_MAC_INFO = 'flow-enc null marker v2';
@@ -39,7 +43,12 @@ function keyPairs(keys: Map<string, KeyObject>): Map<string, KeyPair> {
   const pairs = new Map<string, KeyPair>();
   for (const [id, aes] of keys) {
     const derived = Buffer.from(hkdfSync('sha256', aes, Buffer.alloc(0), NULL_MAC_INFO, 32));
-    pairs.set(id, { aes, nullMac: createSecretKey(derived) });
+    pairs.set(id, {
+      aes,
+      nullMac: createSecretKey(derived),
+      valueHead: headerText(FORMAT_VALUE, id),
+      nullHead: headerText(FORMAT_NULL, id),
+    });
     derived.fill(0);
   }
   return pairs;
@@ -126,6 +135,14 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
     throw new CorruptCheckpointError(placeText(context), detail);
   }
 
+  function unauthentic(place: SerializeContext, keyId: string): never {
+    refuse(
+      place,
+      `authentication failed under key ${JSON.stringify(keyId)}: the record was altered, ` +
+        'moved from another thread, step, field or chunk id, or encrypted with another key of the same id',
+    );
+  }
+
   function open(text: string, context: SerializeContext | undefined): Buffer | undefined {
     if (!text.startsWith(OPEN)) return undefined;
     const bytes = text.endsWith('"') ? canonicalBytes(text.slice(OPEN.length, -1)) : undefined;
@@ -134,7 +151,7 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
   }
 
   function encryptNull(place: SerializeContext): string {
-    const tag = nullTag(currentKey.nullMac, associatedData(nullHeader, nullHeader.length, place));
+    const tag = nullTag(currentKey.nullMac, associatedData(currentKey.nullHead, place));
     return envelopeText(Buffer.concat([nullHeader, tag]));
   }
 
@@ -158,17 +175,13 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       } catch {}
       refuse(place, `encrypted with ${named}, which is not among the keys`);
     }
-    const failed: () => never = () =>
-      refuse(
-        place,
-        `authentication failed under key ${JSON.stringify(keyId)}: the record was altered, ` +
-          'moved from another thread, step, field or chunk id, or encrypted with another key of the same id',
-      );
-    const aad = associatedData(bytes, headLength, place);
+    // A known key id is ASCII, so the envelope's header bytes are exactly the key's header of this format.
     if (format === FORMAT_NULL) {
-      if (!timingSafeEqual(nullTag(key.nullMac, aad), bytes.subarray(headLength))) failed();
+      const tag = nullTag(key.nullMac, associatedData(key.nullHead, place));
+      if (!timingSafeEqual(tag, bytes.subarray(headLength))) unauthentic(place, keyId);
       return null;
     }
+    const aad = associatedData(key.valueHead, place);
     const decipher = createDecipheriv(
       'aes-256-gcm',
       key.aes,
@@ -183,7 +196,7 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       const tail = decipher.final();
       plain = (tail.length === 0 ? head : Buffer.concat([head, tail])).toString();
     } catch {
-      failed();
+      unauthentic(place, keyId);
     }
     try {
       return inner.deserialize(plain, place);
@@ -215,7 +228,7 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       const iv = out.subarray(headLength, headLength + IV_BYTES);
       nextIv(iv);
       const cipher = createCipheriv('aes-256-gcm', currentKey.aes, iv);
-      cipher.setAAD(associatedData(valueHeader, headLength, place));
+      cipher.setAAD(associatedData(currentKey.valueHead, place));
       let at = headLength + IV_BYTES;
       at += cipher.update(plain).copy(out, at);
       at += cipher.final().copy(out, at);

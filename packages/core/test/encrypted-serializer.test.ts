@@ -216,6 +216,26 @@ describe('encryptedSerializer envelope formats', () => {
     expectCorrupt(() => old.deserialize(state.replace('AQVv', 'AQVw'), { ...place, field: 'state' }));
   });
 
+  it('reads null markers and values written by the release that introduced null markers', () => {
+    // Written by that release: key 'old-2' = 32 bytes of 9. A marker's tag is deterministic, so one written now
+    // must be the very same text: the header and place bytes under the tag have not changed.
+    const old = encryptedSerializer({ keys: { 'old-2': Buffer.alloc(32, 9) }, current: 'old-2' });
+    const place = { thread: 'order-1', step: 2 };
+    const payloadPlace: SerializeContext = { ...place, field: 'interruptPayload' };
+    const payload = '"flow-enc:AgVvbGQtMmV3WD8b-_TuPb02sh-A5oQ"';
+    const write = '"flow-enc:AgVvbGQtMh_yEHNjsAEK_zKzesMc3Zc"';
+    const state = '"flow-enc:AQVvbGQtMu9JYUOLnNduYLHL7FjO5kinMhj69gDQkiHoCmB5HSD0yaF-"';
+    expect(old.deserialize(payload, payloadPlace)).toBeNull();
+    expect(old.deserialize(write, { ...place, field: 'write', node: 'a', key: 'k' })).toBeNull();
+    expect(old.deserialize(state, { ...place, field: 'state' })).toEqual({ n: 1 });
+    expect(old.serialize(null, payloadPlace)).toBe(payload);
+    expectCorrupt(() => old.deserialize(payload, { ...place, field: 'state' }), 'authentication failed');
+    expectCorrupt(
+      () => old.deserialize(state, { ...place, step: 3, field: 'state' }),
+      'authentication failed',
+    );
+  });
+
   it('stores null as a short marker without ciphertext, bound to its place like any value', () => {
     const text = serializer.serialize(null, payloadAt);
     const bytes = bytesOf(text);
