@@ -104,6 +104,8 @@ const NO_STEP_BOUND = MAX_STEP + 1;
  */
 export class PostgresCheckpointer extends BaseCheckpointer {
   protected readonly backend = 'postgres';
+  /** Chunks of linear states live in their own table / hash, written and read with their records. */
+  protected override readonly storesChunks = true;
   /** The schema this instance uses. */
   readonly schema: string;
   readonly #pool: PgPool;

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { checkpoint } from './support/checkpoints.js';
-import { dropSchema, url } from './support/stores.js';
+import { chunkCount, dropSchema, url } from './support/stores.js';
 
 /** A PgBouncer in transaction-pooling mode (1.18: it does not track prepared statements) in front of `url`. */
 const bouncer = inject('flowTestPgBouncerUrl');
@@ -13,6 +13,9 @@ const harness: CheckpointerHarness<PostgresCheckpointer> = {
   create: async () =>
     new PostgresCheckpointer(bouncer, { schema: uniqueSchema(), preparedStatements: false }),
   reopen: async (cp) => new PostgresCheckpointer(bouncer, { schema: cp.schema, preparedStatements: false }),
+  reopenWith: async (cp, options) =>
+    new PostgresCheckpointer(bouncer, { schema: cp.schema, preparedStatements: false, ...options }),
+  countChunks: (cp, thread) => chunkCount(cp.schema, thread),
   openInChild: (cp) => ({
     module: new URL('../dist/index.js', import.meta.url),
     export: 'PostgresCheckpointer',

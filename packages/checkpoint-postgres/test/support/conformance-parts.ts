@@ -22,7 +22,7 @@ import {
 } from '@flow/checkpoint-conformance';
 import { describe } from 'vitest';
 import { PostgresCheckpointer } from '../../src/index.js';
-import { dropSchema, freshCheckpointer, url } from './stores.js';
+import { chunkCount, dropSchema, freshCheckpointer, url } from './stores.js';
 
 /**
  * The kit, split over three test files so vitest runs them in parallel workers: each test builds and drops a
@@ -41,6 +41,8 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
   // child processes open the built package (dist/, built by the global setup when stale) on it.
   create: async () => freshCheckpointer(),
   reopen: async (cp) => new PostgresCheckpointer(url, { schema: cp.schema }),
+  reopenWith: async (cp, options) => new PostgresCheckpointer(url, { schema: cp.schema, ...options }),
+  countChunks: (cp, thread) => chunkCount(cp.schema, thread),
   openInChild: (cp) => ({
     module: new URL('../../dist/index.js', import.meta.url),
     export: 'PostgresCheckpointer',

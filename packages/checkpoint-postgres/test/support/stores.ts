@@ -20,6 +20,21 @@ export function freshCheckpointer(schema = uniqueSchema()): PostgresCheckpointer
 
 export { dropSchema, uniqueSchema };
 
+/** How many chunks `schema` stores for `thread`, on a connection of its own. */
+export async function chunkCount(schema: string, thread: string, at = url): Promise<number> {
+  const client = new pg.Client({ connectionString: at });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::integer AS n FROM "${schema}".chunks WHERE thread = $1`,
+      [thread],
+    );
+    return rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * A source of fresh schema names for the calling file (or `describe` block), each dropped after its tests.
  * Call it at the top of the file: module state is shared between files here (`isolate: false`).
