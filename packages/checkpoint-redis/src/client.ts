@@ -13,6 +13,8 @@ export interface RedisClient {
   eval(script: string, numKeys: number, ...args: RedisArg[]): Promise<unknown>;
   script(subcommand: 'LOAD', script: string): Promise<unknown>;
   multi(): RedisTransaction;
+  /** Removes the chunks a put that wrote nothing had stored in its MULTI. */
+  hdel(key: string, ...fields: string[]): Promise<number>;
   /** listThreads: one range of an index, with no script (a script would copy every member into Lua). */
   zrangebylex(
     key: string,
@@ -27,6 +29,7 @@ export interface RedisClient {
 /** The part of an ioredis `multi()` the checkpointer calls: commands queued, then sent with EXEC. */
 export interface RedisTransaction {
   set(key: string, value: string): RedisTransaction;
+  hsetnx(key: string, field: string, value: string): RedisTransaction;
   evalsha(sha: string, numKeys: number, ...args: RedisArg[]): RedisTransaction;
   eval(script: string, numKeys: number, ...args: RedisArg[]): RedisTransaction;
   /** One `[error, reply]` per command, or `null` when the transaction was aborted. */
@@ -153,6 +156,7 @@ export function assertClient(value: unknown): asserts value is RedisClient {
     value === null ||
     typeof c.evalsha !== 'function' ||
     typeof c.multi !== 'function' ||
+    typeof c.hdel !== 'function' ||
     typeof c.zrangebylex !== 'function' ||
     (c.isCluster === true && typeof c.nodes !== 'function')
   ) {

@@ -3,6 +3,7 @@ import {
   type BaseCheckpointerOptions,
   CheckpointConflict,
   type CheckpointRecord,
+  type ChunkRecord,
   CorruptCheckpointError,
   compareThreadIds,
   compareWrites,
@@ -47,7 +48,7 @@ import {
   writeArgs,
 } from './codec.js';
 import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
-import { runScript, runScriptAfterSet } from './run-script.js';
+import { type QueuedCommand, runScript, runScriptInMulti } from './run-script.js';
 import {
   ACQUIRE_LEASE,
   DELETE,
@@ -114,6 +115,8 @@ export interface RedisCheckpointerOptions extends BaseCheckpointerOptions {
  */
 export class RedisCheckpointer extends BaseCheckpointer {
   protected readonly backend = 'redis';
+  /** Chunks of linear states live in their own table / hash, written and read with their records. */
+  protected override readonly storesChunks = true;
   /** The key prefix in use. */
   readonly prefix: string;
   /** The client commands go through: the caller's, or one created from the URL. */
@@ -286,23 +289,33 @@ export class RedisCheckpointer extends BaseCheckpointer {
       writes.length,
     ];
     // A small state rides along as a script argument (one command); a large one is SET first in the same
-    // MULTI, since Redis copies script arguments into Lua (see keys.ts).
+    // MULTI, since Redis copies script arguments into Lua (see keys.ts). The same goes for the put's new
+    // chunks, all together: small ones are arguments, large ones are HSETNX'd in the MULTI before the script.
     const inline = record.state.length <= INLINE_STATE_LIMIT;
     const chunks = record.chunks ?? [];
+    let chunkChars = 0;
+    for (const chunk of chunks) chunkChars += chunk.data.length;
+    const chunksInline = chunkChars <= INLINE_STATE_LIMIT;
     const args: RedisArg[] = [
       ...head,
       inline ? 'inline' : 'staged',
       inline ? record.state : '',
       encodeRefs(record.refs),
-      chunks.length,
+      chunksInline ? chunks.length : 0,
     ];
-    for (const chunk of chunks) args.push(chunk.id, chunk.data);
+    if (chunksInline) for (const chunk of chunks) args.push(chunk.id, chunk.data);
     args.push(...writeArgs(writes), threadSummaryOf(record));
-    const reply = (
-      inline
-        ? await this.call(PUT, scriptKeys, args)
-        : await runScriptAfterSet(this.client, [keys.incoming(thread), record.state], PUT, scriptKeys, args)
-    ) as [number, number | string];
+    let reply: [number, number | string];
+    if (inline && chunksInline) reply = (await this.call(PUT, scriptKeys, args)) as typeof reply;
+    else {
+      const prelude: QueuedCommand[] = [];
+      if (!inline) prelude.push(['set', keys.incoming(thread), record.state]);
+      const staged = chunksInline ? [] : chunks;
+      for (const chunk of staged) prelude.push(['hsetnx', keys.chunks(thread), chunk.id, chunk.data]);
+      const ran = await runScriptInMulti(this.client, prelude, PUT, scriptKeys, args);
+      reply = ran.reply as typeof reply;
+      if (reply[0] !== 1) await this.#unstage(thread, staged, ran.prelude.slice(prelude.length - staged.length));
+    }
     const [written, answer] = reply;
     if (written === 1) return Number(answer);
     if (written === 2) throw new MissingChunkError({ thread, id: String(answer), backend: this.backend });
@@ -313,6 +326,16 @@ export class RedisCheckpointer extends BaseCheckpointer {
       actual: Number(answer),
       backend: this.backend,
     });
+  }
+
+  /**
+   * After a put that wrote nothing (a conflict, a missing ref), removes the chunks its MULTI stored (HSETNX
+   * answered 1): ids are new with each put, so no record references them. Should this fail, they are garbage
+   * that the next prune collects, never a dangling ref.
+   */
+  async #unstage(thread: string, staged: readonly ChunkRecord[], replies: readonly unknown[]): Promise<void> {
+    const added = staged.filter((_, i) => replies[i] === 1).map((chunk) => chunk.id);
+    if (added.length > 0) await this.client.hdel(this.#keys.chunks(thread), ...added).catch(() => {});
   }
 
   protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {

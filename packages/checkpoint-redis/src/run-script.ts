@@ -35,27 +35,41 @@ export function runScript(
   );
 }
 
+/** A command to queue in a MULTI before a script: its name, then its arguments. */
+export type QueuedCommand =
+  | readonly ['set', key: string, value: string]
+  | readonly ['hsetnx', key: string, field: string, value: string];
+
 /**
- * Runs `script` in one MULTI right after `SET key value`: one round trip, and no other client's command can
- * run between the two. The script takes the value from `key`, so a large value never passes through Lua.
- * On NOSCRIPT the whole MULTI is sent again (the SET simply made twice).
+ * Runs `script` in one MULTI right after the `prelude` commands (a `SET` of a large state, `HSETNX`es of large
+ * chunks): one round trip, and no other client's command can run between them. The script finds those values
+ * in their keys, so a large value never passes through Lua. Resolves with the prelude's replies and the
+ * script's; a prelude command that failed rejects. On NOSCRIPT the whole MULTI is sent again (the prelude
+ * simply made twice).
  */
-export function runScriptAfterSet(
+export function runScriptInMulti(
   client: RedisClient,
-  [key, value]: readonly [string, string],
+  prelude: readonly QueuedCommand[],
   script: LuaScript,
   keys: readonly string[],
   args: readonly RedisArg[],
-): Promise<unknown> {
+): Promise<{ prelude: unknown[]; reply: unknown }> {
   return bySha(client, async (byHash) => {
-    const tx = client.multi().set(key, value);
+    const tx = client.multi();
+    for (const command of prelude) {
+      if (command[0] === 'set') tx.set(command[1], command[2]);
+      else tx.hsetnx(command[1], command[2], command[3]);
+    }
     if (byHash) tx.evalsha(script.sha, keys.length, ...keys, ...args);
     else tx.eval(script.body, keys.length, ...keys, ...args);
-    const replies = await tx.exec();
+    const replies = (await tx.exec()) as [Error | null, unknown][] | null;
     if (replies === null) throw new Error('the MULTI transaction was aborted');
-    const [[setError], [scriptError, reply]] = replies as [[Error | null], [Error | null, unknown]];
-    if (setError) throw setError;
+    const [scriptError, reply] = replies[replies.length - 1]!;
+    // NOSCRIPT first, so that bySha sends the MULTI again.
     if (scriptError) throw scriptError;
-    return reply;
-  });
+    const before = replies.slice(0, -1);
+    const failed = before.find(([error]) => error !== null);
+    if (failed) throw failed[0];
+    return { prelude: before.map(([, value]) => value), reply };
+  }) as Promise<{ prelude: unknown[]; reply: unknown }>;
 }

@@ -36,6 +36,15 @@ async function deleteEverywhere(prefix: string): Promise<void> {
 describeCheckpointer<RedisCheckpointer>('redis cluster', {
   create: async () => open(uniquePrefix()),
   reopen: async (cp) => open(cp.prefix),
+  reopenWith: async (cp, options) => new ClusterCheckpointer(nodes, { prefix: cp.prefix, ...options }),
+  countChunks: async (cp, thread) => {
+    const admin = new Cluster(nodes);
+    try {
+      return await admin.hlen(keyLayout(cp.prefix, { cluster: true }).chunks(thread));
+    } finally {
+      admin.disconnect();
+    }
+  },
   openInChild: (cp) => ({
     module: new URL('./fixtures/cluster-checkpointer.mjs', import.meta.url),
     export: 'ClusterCheckpointer',

@@ -11,11 +11,12 @@ const at = (thread: string, step: number, next = ['n']) =>
 
 /**
  * A set-up checkpointer on a fresh prefix and a MONITOR on its connection, for the calling `describe` block:
- * `during(fn)` returns what the checkpointer sent while `fn` ran.
+ * `during(fn)` returns what the checkpointer sent while `fn` ran. It writes whole states (as stores did before
+ * chunks, and still do for `stateStorage: 'whole'`), so a large state takes the staged path; chunks below.
  */
-function watched() {
+function watched(options: { stateStorage?: 'linear' | 'whole' } = { stateStorage: 'whole' }) {
   const prefix = freshPrefix();
-  const cp = new ProbeCheckpointer(redisUrl, { prefix });
+  const cp = new ProbeCheckpointer(redisUrl, { prefix, ...options });
   let monitor: Awaited<ReturnType<typeof watch>>;
   beforeAll(async () => {
     await cp.setup();
@@ -123,6 +124,40 @@ describe('round trips (counted with MONITOR)', () => {
       const { sent } = await during(() => cp.listThreads(opts));
       expect(sent.map((s) => [s.args[0], s.args[1]])).toEqual([['zrangebylex', key]]);
     }
+  });
+});
+
+describe('round trips of chunks (counted with MONITOR)', () => {
+  const { prefix, cp, during } = watched({ stateStorage: 'linear' });
+  // 60 parts of 2 KB: far over the inline limit all together, so they travel like a large state.
+  const parts = (tag: string) =>
+    Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`p${i}`, `${tag} ${i} `.repeat(200)]));
+
+  it('a put whose new chunks are large is one MULTI: HSETNX of each chunk, then EVALSHA', async () => {
+    const { sent } = await during(() => cp.put(new Checkpoint({ thread: 'c', step: 0, state: parts('a') })));
+    const commands = sent.map((s) => s.args[0]);
+    expect(commands[0]).toBe('multi');
+    expect(commands.slice(-2)).toEqual(['evalsha', 'exec']);
+    const staged = sent.filter((s) => s.args[0] === 'hsetnx');
+    expect(staged.length).toBe(commands.length - 3);
+    expect(new Set(staged.map((s) => s.args[1]))).toEqual(new Set([`${prefix}:ch|c`]));
+    expect((await cp.get('c'))?.state).toEqual(parts('a'));
+  });
+
+  it('a put whose new chunks are small sends them as arguments of its one EVALSHA', async () => {
+    const next = { ...parts('a'), p0: 'changed' };
+    const { sent } = await during(() => cp.put(new Checkpoint({ thread: 'c', step: 1, state: next })));
+    expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
+    expect((await cp.get('c'))?.state).toEqual(next);
+  });
+
+  it('a conflicting put with large new chunks leaves none of them behind', async () => {
+    const admin = plainClient();
+    const before = await admin.hlen(`${prefix}:ch|c`);
+    await expect(
+      cp.put(new Checkpoint({ thread: 'c', step: 1, state: parts('b') }), { ifRevision: 0 }),
+    ).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
+    expect(await admin.hlen(`${prefix}:ch|c`)).toBe(before);
   });
 });
 

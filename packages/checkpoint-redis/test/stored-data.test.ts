@@ -48,7 +48,8 @@ describe('stored data', () => {
   });
 
   it('keeps a small state in the checkpoints hash and a large one in a key of its own, never both', async () => {
-    const cp = checkpointer();
+    // Whole states: with chunks, a large state's own text is small (chunks: chunks.test.ts).
+    const cp = checkpointer({ stateStorage: 'whole' });
     const admin = plainClient();
     const large = { text: 'x'.repeat(40_000) };
     const where = async (step: number) => ({
@@ -81,7 +82,7 @@ describe('stored data', () => {
   });
 
   it('reports a damaged large state (a key of its own) as CorruptCheckpointError', async () => {
-    const cp = checkpointer();
+    const cp = checkpointer({ stateStorage: 'whole' });
     await cp.put(new Checkpoint({ thread: 't', step: 0, state: { text: 'x'.repeat(40_000) } }));
     await plainClient().set(`${cp.prefix}:st|0|t`, '{"truncated');
     await expect(cp.get('t')).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });

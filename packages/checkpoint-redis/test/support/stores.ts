@@ -2,6 +2,7 @@ import { deleteKeys, uniquePrefix } from '@flow/test-db';
 import { Redis } from 'ioredis';
 import { afterAll, inject } from 'vitest';
 import { RedisCheckpointer, type RedisCheckpointerOptions } from '../../src/index.js';
+import { keyLayout } from '../../src/keys.js';
 
 /** The Redis server of this test run (resolved once by the global setup). */
 export const redisUrl: string = inject('flowTestRedisUrl');
@@ -45,4 +46,14 @@ export async function keysOf(admin: Redis, prefix: string): Promise<string[]> {
     found.push(...keys);
   } while (cursor !== '0');
   return found.sort();
+}
+
+/** How many chunks the single-node store under `prefix` holds for `thread`, on a connection of its own. */
+export async function chunkCount(prefix: string, thread: string, url = redisUrl): Promise<number> {
+  const client = new Redis(url);
+  try {
+    return await client.hlen(keyLayout(prefix).chunks(thread));
+  } finally {
+    client.disconnect();
+  }
 }
