@@ -314,7 +314,8 @@ export class RedisCheckpointer extends BaseCheckpointer {
       for (const chunk of staged) prelude.push(['hsetnx', keys.chunks(thread), chunk.id, chunk.data]);
       const ran = await runScriptInMulti(this.client, prelude, PUT, scriptKeys, args);
       reply = ran.reply as typeof reply;
-      if (reply[0] !== 1) await this.#unstage(thread, staged, ran.prelude.slice(prelude.length - staged.length));
+      if (reply[0] !== 1)
+        await this.#unstage(thread, staged, ran.prelude.slice(prelude.length - staged.length));
     }
     const [written, answer] = reply;
     if (written === 1) return Number(answer);
