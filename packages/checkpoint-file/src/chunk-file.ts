@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ChunkRecord, CorruptCheckpointError, redactDecodeError } from '@flow/core';
 import { CHUNKS_DIR, chunkFileName, TEMP_PREFIX } from './layout.js';
-import { mapLimit } from './map-limit.js';
 import { hasCode, mkdirPrivate, removeFile, syncDir } from './private-fs.js';
 import { commitFile, entriesOf, writeTemp } from './thread-dir.js';
 
@@ -94,27 +93,25 @@ export function chunksDirOf(threadDir: string): string {
 
 /**
  * Reads the chunks `ids` of a thread; an id with no file is left out (the caller decides what that means).
- * Lock-free, like every read.
+ * Lock-free, like every read. Synchronously: chunk files are small and a state has tens of them, where each
+ * asynchronous read costs several thread-pool round trips (measured: 8× the CPU of a synchronous one, which
+ * made a get of a linear state several times a get of the whole state in one file).
  */
-export async function readChunkFiles(
-  threadDir: string,
-  thread: string,
-  ids: readonly string[],
-  concurrency: number,
-): Promise<ChunkRecord[]> {
+export function readChunkFiles(threadDir: string, thread: string, ids: readonly string[]): ChunkRecord[] {
   const dir = chunksDirOf(threadDir);
-  const read = await mapLimit([...new Set(ids)], concurrency, async (id) => {
+  const chunks: ChunkRecord[] = [];
+  for (const id of new Set(ids)) {
     const path = join(dir, chunkFileName(id));
     let buf: Buffer;
     try {
-      buf = await readFile(path);
+      buf = readFileSync(path);
     } catch (error) {
-      if (hasCode(error, 'ENOENT')) return undefined;
+      if (hasCode(error, 'ENOENT')) continue;
       throw error;
     }
-    return decodeChunkFile(buf, path, thread, id);
-  });
-  return read.filter((c) => c !== undefined);
+    chunks.push(decodeChunkFile(buf, path, thread, id));
+  }
+  return chunks;
 }
 
 /** The file names in a thread's chunks directory (none when it does not exist). */
@@ -123,19 +120,17 @@ export async function storedChunkNames(threadDir: string): Promise<Set<string>> 
 }
 
 /**
- * Writes the chunks not stored yet, each to a temp file, fsynced, then linked into place (an id already
- * stored keeps its data), all at once; then fsyncs the directory, so they are durable before a step file
- * names them. Called with the thread lock held, the thread directory existing. Resolves with the paths it
- * created, for the caller to remove should its put fail.
+ * Writes chunks, each to a temp file, fsynced, then linked into place (an id already stored keeps its
+ * data), all at once; then fsyncs the directory, so they are durable before a step file names them. Called
+ * with the thread lock held, the thread directory existing. Resolves with the paths it created, for the
+ * caller to remove should its put fail.
  */
 export async function writeChunkFiles(
   threadDir: string,
   thread: string,
-  chunks: readonly ChunkRecord[],
-  stored: ReadonlySet<string>,
+  fresh: readonly ChunkRecord[],
   rawJson: boolean,
 ): Promise<string[]> {
-  const fresh = chunks.filter((c) => !stored.has(chunkFileName(c.id)));
   if (fresh.length === 0) return [];
   const dir = chunksDirOf(threadDir);
   if (await mkdirPrivate(dir)) await syncDir(threadDir);

@@ -22,7 +22,7 @@ export async function readSteps(
   const records = (await mapLimit(steps, concurrency, read)).filter((r) => r !== undefined);
   const refs = records.flatMap((r) => r.refs ?? []);
   if (refs.length === 0) return records;
-  const chunks = await readChunkFiles(dir, thread, refs, concurrency);
+  const chunks = readChunkFiles(dir, thread, refs);
   const found = new Set(chunks.map((c) => c.id));
   const out: CheckpointRecord[] = [];
   for (const record of records) {
@@ -35,7 +35,7 @@ export async function readSteps(
       if (again?.refs === undefined) {
         if (again !== undefined) out.push(again);
       } else {
-        out.push(withChunks(again, await readChunkFiles(dir, thread, again.refs, concurrency)));
+        out.push(withChunks(again, readChunkFiles(dir, thread, again.refs)));
       }
     }
   }

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import {
   CheckpointConflict,
   type CheckpointRecord,
+  type ChunkRecord,
   MissingChunkError,
   type ThreadInfo,
   type WriteRecord,
@@ -42,6 +43,7 @@ export async function writeStep(
   // A new thread directory is an entry of threads/, which must be durable too.
   if (await mkdirPrivate(dir)) await syncDir(dirname(dir));
   const summary = await nextSummary(dir, record, summaryPath);
+  const chunks = await chunksToStore(dir, record);
   // The writes go to a staging directory the step file names: readers see them once (and only if) the
   // step file is in place; they are published into writes/ after it.
   const stage = writes.length > 0 ? await stageWrites(dir, step, writes) : undefined;
@@ -49,12 +51,20 @@ export async function writeStep(
   let stepTemp: string | undefined;
   let summaryTemp: string | undefined;
   try {
-    // Durable before the step file that names them is committed.
-    chunkFiles = await storeChunks(dir, record, rawJson);
-    // Both files are fully written before either is moved into place.
-    stepTemp = await writeTemp(dir, encodeStepFile(record, revision, rawJson, stage), true);
-    if (summary !== undefined) summaryTemp = await writeTemp(dir, encodeSummary(summary), false);
-    if (!(await commitFile(stepTemp, file, ifRevision === 0))) {
+    // Every file is fully written (the chunks durable, their directory too) before the step file, which
+    // names them, is moved into place; written at once, their fsyncs overlap.
+    const written = await Promise.allSettled([
+      writeChunkFiles(dir, thread, chunks, rawJson),
+      writeTemp(dir, encodeStepFile(record, revision, rawJson, stage), true),
+      summary === undefined ? undefined : writeTemp(dir, encodeSummary(summary), false),
+    ]);
+    const [chunksWritten, stepWritten, summaryWritten] = written;
+    if (chunksWritten.status === 'fulfilled') chunkFiles = chunksWritten.value;
+    if (stepWritten.status === 'fulfilled') stepTemp = stepWritten.value;
+    if (summaryWritten.status === 'fulfilled') summaryTemp = summaryWritten.value;
+    const failed = written.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    if (!(await commitFile(stepTemp!, file, ifRevision === 0))) {
       const actual = (await readStepHeader(file, thread, step))?.revision ?? 0;
       throw new CheckpointConflict({ thread, step, expected: 0, actual, backend: 'file' });
     }
@@ -81,20 +91,17 @@ export async function writeStep(
 }
 
 /**
- * Stores the chunks of a linear record that are not stored yet, after checking that every other id in
- * `refs` is stored (`MissingChunkError` otherwise, before writing any). Resolves with the chunk files it
- * created.
+ * The chunks of a linear record not stored yet, after checking that every other id of `refs` is stored
+ * (`MissingChunkError` otherwise, before anything is written).
  */
-async function storeChunks(dir: string, record: CheckpointRecord, rawJson: boolean): Promise<string[]> {
+async function chunksToStore(dir: string, record: CheckpointRecord): Promise<ChunkRecord[]> {
   if (record.refs === undefined || record.refs.length === 0) return [];
   const stored = await storedChunkNames(dir);
   const brought = new Set((record.chunks ?? []).map((c) => c.id));
-  const missing = [...new Set(record.refs)].filter(
-    (id) => !brought.has(id) && !stored.has(chunkFileName(id)),
-  );
-  if (missing.length > 0)
-    throw new MissingChunkError({ thread: record.thread, id: missing[0]!, backend: 'file' });
-  return writeChunkFiles(dir, record.thread, record.chunks ?? [], stored, rawJson);
+  const missing = [...new Set(record.refs)].find((id) => !brought.has(id) && !stored.has(chunkFileName(id)));
+  if (missing !== undefined)
+    throw new MissingChunkError({ thread: record.thread, id: missing, backend: 'file' });
+  return (record.chunks ?? []).filter((c) => !stored.has(chunkFileName(c.id)));
 }
 
 /** Writes a put's writes, each fsynced, into a new `0o700` staging directory; resolves with its name. */

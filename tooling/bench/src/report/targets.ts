@@ -101,6 +101,32 @@ function storageTargets(sections: readonly Section[]): TargetResult[] {
       (v) => v <= 2,
       '×',
     ),
+    ...valueTarget(
+      sections,
+      "get latest ≤ 1.25× today's encoding (W9)",
+      'w9',
+      STORES,
+      (r) => r.values.getVsWhole,
+      (v) => v <= 1.25,
+      "× today's",
+    ),
+    ...STORES.map((backend): TargetResult => {
+      const row = flowRow(sections, 'w9', backend);
+      const today = sections
+        .find((s) => s.id === 'w9')
+        ?.rows.find(
+          (r) => r.backend === backend && r.label.endsWith("today's encoding (stateStorage: 'whole')"),
+        );
+      return {
+        target: "W9 bytes and puts/s vs today's encoding (reported)",
+        backend,
+        measured:
+          row?.values.rateVsWhole === undefined || today === undefined
+            ? 'not run'
+            : `${(row.values.bytes! / today.values.bytes!).toFixed(3)}× bytes, ${row.values.rateVsWhole.toFixed(3)}× puts/s`,
+        met: undefined,
+      };
+    }),
     ...ratioTarget(sections, 'put ≥ 0.9× raw throughput (W1)', 'w1', (r) => r >= 0.9),
     ...ratioTarget(sections, 'get ≥ 0.9× raw throughput (W3)', 'w3-get', (r) => r >= 0.9),
     ...valueTarget(

@@ -1,6 +1,6 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FileCheckpointer } from '@flow/checkpoint-file';
+import { FileCheckpointer, type FileCheckpointerOptions } from '@flow/checkpoint-file';
 import type { Checkpointer } from '@flow/core';
 import type { BenchContext } from '../context.js';
 import type { OpenedStore } from './types.js';
@@ -18,9 +18,12 @@ export function directoryBytes(dir: string): number {
  * @flow's `FileCheckpointer` on a fresh temp directory. The file backend has no raw floor here: only the
  * storage workloads (W6, W9) measure it, for its bytes.
  */
-export async function openFileFlow(ctx: BenchContext): Promise<OpenedStore<Checkpointer>> {
+export async function openFileFlow(
+  ctx: BenchContext,
+  options?: FileCheckpointerOptions,
+): Promise<OpenedStore<Checkpointer>> {
   const dir = ctx.tempPath('file');
-  const store = new FileCheckpointer(dir);
+  const store = new FileCheckpointer(dir, options);
   await store.setup();
   return {
     store,

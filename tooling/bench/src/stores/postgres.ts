@@ -16,14 +16,16 @@ async function openFlow(
   ctx: BenchContext,
   url: string,
   serializer?: Serializer,
+  stateStorage?: 'whole',
 ): Promise<OpenedStore<Checkpointer>> {
   const schema = uniqueSchema();
   const counters = newCounters();
   const pool = countedPool(url, ctx.options.sizes['pg-pool'], counters);
-  const store = new PostgresCheckpointer(
-    pool,
-    serializer === undefined ? { schema } : { schema, serializer },
-  );
+  const store = new PostgresCheckpointer(pool, {
+    schema,
+    ...(serializer === undefined ? {} : { serializer }),
+    ...(stateStorage === undefined ? {} : { stateStorage }),
+  });
   const close = ctx.track(async () => {
     await store.close();
     await pool.end();
@@ -63,6 +65,7 @@ export async function postgresSuite(
     listingFloor: rawPostgres(ctx, url, true),
     flowStore: () => openFlow(ctx, url),
     flowStoreWith: (serializer) => () => openFlow(ctx, url, serializer),
+    flowStoreWhole: () => openFlow(ctx, url, undefined, 'whole'),
     langgraphStore: () => openLangGraph(ctx, url),
     notes: [
       `postgres: every side gets its own pg.Pool of ${ctx.options.sizes['pg-pool']} connections and its own schema; ` +

@@ -9,11 +9,18 @@ import { rawRedis } from './redis-raw.js';
 import type { BackendSuite, OpenedStore } from './types.js';
 
 /** @flow's `RedisCheckpointer` on a fresh prefix, given a counted client of its own. */
-async function openFlow(ctx: BenchContext, url: string): Promise<OpenedStore<Checkpointer>> {
+async function openFlow(
+  ctx: BenchContext,
+  url: string,
+  stateStorage?: 'whole',
+): Promise<OpenedStore<Checkpointer>> {
   const prefix = uniquePrefix();
   const counters = newCounters();
   const client = await countedRedis(url, counters);
-  const store = new RedisCheckpointer(client, { prefix });
+  const store = new RedisCheckpointer(client, {
+    prefix,
+    ...(stateStorage === undefined ? {} : { stateStorage }),
+  });
   const close = ctx.track(async () => {
     await store.close();
     client.disconnect();
@@ -33,6 +40,7 @@ export async function redisSuite(ctx: BenchContext): Promise<BackendSuite<Checkp
     subjects: [rawRedis(ctx, url), flowSubject('RedisCheckpointer', () => openFlow(ctx, url))],
     listingFloor: rawRedis(ctx, url, true),
     flowStore: () => openFlow(ctx, url),
+    flowStoreWhole: () => openFlow(ctx, url, 'whole'),
     langgraphStore: undefined,
     notes: [
       'redis: LangGraph.js is not measured: its RedisSaver (@langchain/langgraph-checkpoint-redis) needs the ' +

@@ -72,6 +72,7 @@ export async function sqliteSuite(
     ],
     flowStore: () => openFlow(ctx),
     flowStoreWith: (serializer) => () => openFlow(ctx, { serializer }),
+    flowStoreWhole: () => openFlow(ctx, { stateStorage: 'whole' }),
     // FULL pays an fsync per super-step; NORMAL shows what the engine costs without it.
     flowVariants: [
       { setting: "synchronous: 'normal'", open: () => openFlow(ctx, { synchronous: 'normal' }) },

@@ -59,6 +59,11 @@ export interface BackendSuite<FlowStore = unknown, LangGraphStore = unknown> {
   flowStore: StoreOpener<FlowStore>;
   /** Other settings of it worth timing in the engine workload, e.g. a relaxed fsync; labelled by `setting`. */
   flowVariants?: { setting: string; open: StoreOpener<FlowStore> }[];
+  /**
+   * @flow's checkpointer on this backend writing every state whole (`stateStorage: 'whole'`): the encoding
+   * before linear storage, which W9 compares bytes, puts and gets against.
+   */
+  flowStoreWhole?: StoreOpener<FlowStore>;
   /** @flow's checkpointer on this backend with another serializer (the encrypted one), where the bench times it. */
   flowStoreWith?: (serializer: Serializer) => StoreOpener<FlowStore>;
   /** LangGraph's saver on this backend, when one runs here. */
