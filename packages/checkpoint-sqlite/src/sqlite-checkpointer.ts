@@ -312,13 +312,18 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     this.#group!.flush();
     const s = this.#statements!;
     const bounds = [thread, opts.beforeStep ?? MAX_STEP + 1, opts.limit ?? -1] as const;
+    const read = () => s.list.all(...bounds) as CheckpointRow[];
+    const rows = read();
+    const linear = (r: CheckpointRow[]) => r.some((row) => row[REFS] !== null);
+    if (!linear(rows)) return rows.map((row) => rowToRecord(thread, row, this.#locate));
+    // As in readRecord: records with refs are read again, with their chunks, in one read transaction.
     return this.#snapshot!(() => {
-      const rows = s.list.all(...bounds) as CheckpointRow[];
+      const again = read();
       // Every record gets the chunks of the whole list: one query, each chunk read once.
-      const chunks = rows.some((row) => row[REFS] !== null)
+      const chunks = linear(again)
         ? (s.chunksOfList.all(thread, ...bounds) as ChunkRow[]).map(toChunk)
         : undefined;
-      return rows.map((row) => rowToRecord(thread, row, this.#locate, chunks));
+      return again.map((row) => rowToRecord(thread, row, this.#locate, chunks));
     });
   }
 
