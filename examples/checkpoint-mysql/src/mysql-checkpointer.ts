@@ -63,6 +63,8 @@ const ER_DUP_ENTRY = 1062;
  */
 export class MysqlCheckpointer extends BaseCheckpointer {
   protected readonly backend = 'mysql';
+  /** Stores chunks of linear states with their records (see the README). */
+  protected override readonly storesChunks = true;
   /** The table prefix this instance uses. */
   readonly tablePrefix: string;
   readonly #pool: MysqlPool;

@@ -1,4 +1,5 @@
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
+import { createConnection } from 'mysql2/promise';
 import { inject } from 'vitest';
 import { MysqlCheckpointer } from '../src/index.js';
 import { dropTablesStartingWith, uniquePrefix } from './support/tables.js';
@@ -11,6 +12,19 @@ describeCheckpointer('mysql', {
   create: async () => new MysqlCheckpointer(url, { tablePrefix: uniquePrefix(run) }),
   // Same tables, new pool.
   reopen: async (cp) => new MysqlCheckpointer(url, { tablePrefix: cp.tablePrefix }),
+  reopenWith: async (cp, options) => new MysqlCheckpointer(url, { tablePrefix: cp.tablePrefix, ...options }),
+  countChunks: async (cp, thread) => {
+    const conn = await createConnection({ uri: url });
+    try {
+      const [rows] = await conn.execute(
+        `SELECT count(*) AS n FROM \`${cp.tablePrefix}chunks\` WHERE thread = ?`,
+        [thread],
+      );
+      return Number((rows as { n: number }[])[0]!.n);
+    } finally {
+      await conn.end();
+    }
+  },
   // The kit's child processes open the built package (scripts/ci.sh builds dist/ before the tests).
   openInChild: (cp) => ({
     module: new URL('../dist/index.js', import.meta.url),

@@ -51,6 +51,8 @@ const READ_CONCURRENCY = 16;
  */
 export class FileCheckpointer extends BaseCheckpointer {
   protected readonly backend = 'file';
+  /** Stores chunks of linear states with their records (see the README). */
+  protected override readonly storesChunks = true;
   /** The absolute root directory this checkpointer stores into. */
   readonly dir: string;
   readonly #layout: Layout;

@@ -79,6 +79,8 @@ function isDatabase(value: unknown): value is SqliteDatabase {
  */
 export class SqliteCheckpointer extends BaseCheckpointer {
   protected readonly backend = 'sqlite';
+  /** Stores chunks of linear states with their records (see the README). */
+  protected override readonly storesChunks = true;
   readonly #path: string | undefined;
   readonly #settings: ConnectionSettings;
   #db: SqliteDatabase | undefined;

@@ -6,7 +6,7 @@ import { rawDb, tempDbPath } from './support/databases.js';
 
 /** The backend contract itself, under core's encoder: records with refs and chunks as core would hand them. */
 class Raw extends SqliteCheckpointer {
-  write(record: CheckpointRecord, ifRevision?: number): Promise<number> {
+  writeRaw(record: CheckpointRecord, ifRevision?: number): Promise<number> {
     return Promise.resolve(this.writeRecord(record, ifRevision));
   }
   read(thread: string, step?: number) {
@@ -49,13 +49,13 @@ async function open(path = tempDbPath()) {
 describe('chunks in a group commit', () => {
   it('puts issued together share one transaction; a put that fails in it stores none of its chunks', async () => {
     const { raw, stored } = await open();
-    await raw.write(record('held', 0, ['h0'], [chunk('h0')]));
+    await raw.writeRaw(record('held', 0, ['h0'], [chunk('h0')]));
     const results = await Promise.allSettled([
-      raw.write(record('a', 0, ['a0', 'a1'], [chunk('a0'), chunk('a1')])),
+      raw.writeRaw(record('a', 0, ['a0', 'a1'], [chunk('a0'), chunk('a1')])),
       // A conflict, then a ref neither stored nor brought: both roll back their own savepoint only.
-      raw.write(record('held', 0, ['h0', 'h1'], [chunk('h1')]), 0),
-      raw.write(record('b', 0, ['b0', 'gone'], [chunk('b0')])),
-      raw.write(record('c', 0, ['c0'], [chunk('c0')])),
+      raw.writeRaw(record('held', 0, ['h0', 'h1'], [chunk('h1')]), 0),
+      raw.writeRaw(record('b', 0, ['b0', 'gone'], [chunk('b0')])),
+      raw.writeRaw(record('c', 0, ['c0'], [chunk('c0')])),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
@@ -78,8 +78,8 @@ describe('chunks in a group commit', () => {
   it('a later put may reference chunks an earlier put of the same group brings', async () => {
     const { raw, stored } = await open();
     const [first, second] = await Promise.all([
-      raw.write(record('t', 0, ['x'], [chunk('x')])),
-      raw.write(record('t', 1, ['x', 'y'], [chunk('y')])),
+      raw.writeRaw(record('t', 0, ['x'], [chunk('x')])),
+      raw.writeRaw(record('t', 1, ['x', 'y'], [chunk('y')])),
     ]);
     expect([first, second]).toEqual([1, 1]);
     expect(stored('t')).toEqual(['x', 'y']);
@@ -88,8 +88,8 @@ describe('chunks in a group commit', () => {
 
   it('an id already stored keeps its data', async () => {
     const { raw } = await open();
-    await raw.write(record('t', 0, ['x'], [chunk('x', '"first"')]));
-    await raw.write(record('t', 1, ['x'], [chunk('x', '"second"')]));
+    await raw.writeRaw(record('t', 0, ['x'], [chunk('x', '"first"')]));
+    await raw.writeRaw(record('t', 1, ['x'], [chunk('x', '"second"')]));
     expect((await raw.read('t', 1))?.chunks).toEqual([chunk('x', '"first"')]);
     await raw.close();
   });
@@ -99,7 +99,7 @@ describe('reading chunks', () => {
   it('a record with refs is read again with its chunks in one read transaction', async () => {
     const path = tempDbPath();
     const { raw } = await open(path);
-    await raw.write(record('t', 0, ['x', 'y'], [chunk('x'), chunk('y')]));
+    await raw.writeRaw(record('t', 0, ['x', 'y'], [chunk('x'), chunk('y')]));
     await raw.close();
     const statements: string[] = [];
     const traced = new Database(path, {
@@ -118,9 +118,9 @@ describe('reading chunks', () => {
 
   it('a list reads each chunk once, for all its records', async () => {
     const { raw } = await open();
-    await raw.write(record('t', 0, ['x'], [chunk('x')]));
-    await raw.write(record('t', 1, ['x', 'y'], [chunk('y')]));
-    await raw.write({ ...record('t', 2, []), refs: undefined, chunks: undefined });
+    await raw.writeRaw(record('t', 0, ['x'], [chunk('x')]));
+    await raw.writeRaw(record('t', 1, ['x', 'y'], [chunk('y')]));
+    await raw.writeRaw({ ...record('t', 2, []), refs: undefined, chunks: undefined });
     const records = raw.readAll('t');
     expect(records.map((r) => r.step)).toEqual([2, 1, 0]);
     expect(records.map((r) => [r.refs, r.chunks?.map((c) => c.id).sort()])).toEqual([
@@ -138,10 +138,10 @@ describe('reading chunks', () => {
 describe('collecting chunks', () => {
   it('prune removes the chunks no remaining record references, in its transaction; deleteThread all', async () => {
     const { raw, stored } = await open();
-    await raw.write(record('t', 0, ['a', 'b'], [chunk('a'), chunk('b')]));
-    await raw.write(record('t', 1, ['a', 'c'], [chunk('c')]));
-    await raw.write(record('t', 2, ['c', 'd'], [chunk('d')]));
-    await raw.write(record('other', 0, ['a'], [chunk('a')]));
+    await raw.writeRaw(record('t', 0, ['a', 'b'], [chunk('a'), chunk('b')]));
+    await raw.writeRaw(record('t', 1, ['a', 'c'], [chunk('c')]));
+    await raw.writeRaw(record('t', 2, ['c', 'd'], [chunk('d')]));
+    await raw.writeRaw(record('other', 0, ['a'], [chunk('a')]));
     expect(await raw.prune('t', { beforeStep: 1 })).toBe(1);
     expect(stored('t')).toEqual(['a', 'c', 'd']);
     expect(await raw.prune('t', { beforeStep: 2 })).toBe(1);

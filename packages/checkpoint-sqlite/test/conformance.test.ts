@@ -7,9 +7,21 @@ import { SqliteCheckpointer } from '../src/index.js';
 
 // A temp file per created checkpointer; reopen opens a second connection on the same file, and the kit's
 // child processes open the built package (dist/, built by the global setup when stale) on it.
+/** How many chunks are stored for `thread`, read through a connection of its own. */
+function chunksIn(file: string, thread: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM flow_chunks WHERE thread = ?').pluck().get(thread) as number;
+  } finally {
+    db.close();
+  }
+}
+
 describeCheckpointer('sqlite', {
   create: async () => new SqliteCheckpointer(join(mkdtempSync(join(tmpdir(), 'flow-kit-')), 'flow.db')),
   reopen: async (cp) => new SqliteCheckpointer(cp.filename),
+  reopenWith: async (cp, options) => new SqliteCheckpointer(cp.filename, options),
+  countChunks: async (cp, thread) => chunksIn(cp.filename, thread),
   openInChild: (cp) => ({
     module: new URL('../dist/index.js', import.meta.url),
     export: 'SqliteCheckpointer',
@@ -36,6 +48,18 @@ describeCheckpointer('sqlite, a Database passed in', {
     handed.set(cp, db);
     return cp;
   },
+  // A second checkpointer on the same connection: the caller's Database may serve several.
+  reopenWith: async (cp, options) => {
+    const again = new SqliteCheckpointer(handed.get(cp)!, options);
+    handed.set(again, handed.get(cp)!);
+    return again;
+  },
+  countChunks: async (cp, thread) =>
+    handed
+      .get(cp)!
+      .prepare('SELECT count(*) FROM flow_chunks WHERE thread = ?')
+      .pluck()
+      .get(thread) as number,
   cleanup: async (cp) => {
     const db = handed.get(cp)!;
     if (!db.open) throw new Error('close() closed the Database the caller passed in');

@@ -51,11 +51,18 @@ describe('a database of schema version 2', () => {
     expect(listed.map((c) => c.step)).toEqual([5, 4, 3, 2, 1, 0]);
     for (const c of listed) expect(c.state).toEqual({ messages: messages(20 + c.step), step: c.step });
     const db = new Database(file, { readonly: true });
-    // The rows of version 2 have no refs: they are whole states.
-    const whole = db.prepare(
-      'SELECT step FROM flow_checkpoints WHERE thread = ? AND refs IS NULL ORDER BY step',
+    // The rows of version 2 have no refs (whole states); the new ones are linear, sharing chunks.
+    const linear = db.prepare(
+      'SELECT step, refs IS NOT NULL FROM flow_checkpoints WHERE thread = ? ORDER BY step',
     );
-    expect(whole.pluck().all('long').slice(0, 3)).toEqual([0, 1, 2]);
+    expect(linear.raw().all('long')).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [3, 1],
+      [4, 1],
+      [5, 1],
+    ]);
     db.close();
     // Prune the old rows away: the new ones still read exactly.
     expect(await checkpointer.prune('long', { beforeStep: 4 })).toBe(4);
