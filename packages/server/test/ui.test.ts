@@ -23,10 +23,19 @@ describe('the web UI in headless Chromium', () => {
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let context: BrowserContext;
   const pageErrors: string[] = [];
+  /**
+   * Console errors but the API's own answers that the UI handles (a 401 for a wrong token, a 409 for an
+   * answer already given): a file the page asks for and does not get (say /favicon.ico) is one.
+   */
+  const consoleErrors: string[] = [];
 
   async function openTab(path = '/'): Promise<Page> {
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      const url = m.location().url ?? '';
+      if (m.type() === 'error' && !url.startsWith(`${server.url}/api/`)) consoleErrors.push(`${m.text()} (${url})`);
+    });
     await page.goto(server.url + path);
     await page.getByLabel('Token').fill(TOKEN);
     await page.getByRole('button', { name: 'Continue' }).click();
@@ -178,5 +187,9 @@ describe('the web UI in headless Chromium', () => {
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(pageErrors).toEqual([]);
     await page.close();
+  });
+
+  it('logs no console error on any page it opened but the API answers it handles (no missing favicon)', () => {
+    expect(consoleErrors).toEqual([]);
   });
 });
