@@ -34,7 +34,8 @@ describe('the web UI in headless Chromium', () => {
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => {
       const url = m.location().url ?? '';
-      if (m.type() === 'error' && !url.startsWith(`${server.url}/api/`)) consoleErrors.push(`${m.text()} (${url})`);
+      if (m.type() === 'error' && !url.startsWith(`${server.url}/api/`))
+        consoleErrors.push(`${m.text()} (${url})`);
     });
     await page.goto(server.url + path);
     await page.getByLabel('Token').fill(TOKEN);
