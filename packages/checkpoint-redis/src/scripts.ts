@@ -63,8 +63,8 @@ if staged and redis.call('EXISTS', KEYS[4]) == 0 then
   return redis.error_reply('ERR the state of this put did not arrive (its SET failed)')
 end
 local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
-local previous = redis.call('HGET', KEYS[3], 'status')
-local listed = redis.call('HGET', KEYS[3], 'i')
+local head = redis.call('HMGET', KEYS[3], 'status', 'i')
+local previous, listed = head[1], head[2]
 local summary = ARGV[#ARGV]
 local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
 if staged then
