@@ -7,6 +7,22 @@ import { dropTablesStartingWith, uniquePrefix } from './support/tables.js';
 const url = inject('mysqlUrl');
 const run = inject('mysqlRunPrefix');
 
+/** Sets one column of one checkpoint row by hand, on a connection of the test's own. */
+function editColumn(set: string) {
+  return async (cp: MysqlCheckpointer, at: { thread: string; step: number }) => {
+    const conn = await createConnection({ uri: url });
+    try {
+      const [result] = await conn.execute(
+        `UPDATE \`${cp.tablePrefix}checkpoints\` SET ${set} WHERE thread = ? AND step = ?`,
+        [at.thread, at.step],
+      );
+      if ((result as { affectedRows: number }).affectedRows !== 1) throw new Error('no row to damage');
+    } finally {
+      await conn.end();
+    }
+  };
+}
+
 describeCheckpointer('mysql', {
   // Fresh, empty storage per call: a table prefix no other test uses (the tables appear on first use).
   create: async () => new MysqlCheckpointer(url, { tablePrefix: uniquePrefix(run) }),
@@ -33,6 +49,12 @@ describeCheckpointer('mysql', {
   }),
   cleanup: async (cp) => {
     await dropTablesStartingWith(url, cp.tablePrefix);
+  },
+  // A column edited by hand, as another client could.
+  damage: {
+    'a state cut off mid-text': editColumn('state = LEFT(state, CHAR_LENGTH(state) - 3)'),
+    'a next that is not JSON': editColumn(`next = 'oops'`),
+    'meta that is not JSON': editColumn(`meta = 'not json'`),
   },
   timeout: 20_000,
   // Per-step writes, leases (expiring by the server's clock) and failed runs: the kit checks each.

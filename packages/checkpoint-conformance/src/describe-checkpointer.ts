@@ -3,6 +3,7 @@ import { describe } from 'vitest';
 import { type ConformanceSuite, registerSuite } from './define-suite.js';
 import type { CheckpointerHarness } from './harness.js';
 import { closeSuite } from './suites/close.js';
+import { damagedStorageSuite } from './suites/damaged-storage.js';
 import { durabilitySuite } from './suites/durability.js';
 import { errorsSuite } from './suites/errors.js';
 import { failedRunsSuite } from './suites/failed-runs.js';
@@ -34,6 +35,7 @@ export const ALL_SUITES: readonly ConformanceSuite[] = [
   errorsSuite,
   setupSuite,
   durabilitySuite,
+  damagedStorageSuite,
   writesSuite,
   leasesSuite,
   failedRunsSuite,

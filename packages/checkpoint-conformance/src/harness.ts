@@ -55,11 +55,30 @@ export interface CheckpointerHarness<C extends Checkpointer = Checkpointer> {
   countChunks?(cp: C, thread: string): Promise<number>;
   /** Removes the storage behind `cp` after a test (after the kit closed it and every reopened sibling). */
   cleanup?(cp: C): Promise<void>;
+  /**
+   * Ways to damage one stored checkpoint behind the checkpointer's back, by name: each changes only the entry
+   * at `at` in `cp`'s storage, the way that storage can really go wrong (a truncated file, a column edited by
+   * hand, a value of the wrong type). Enables the "damaged storage" suite, which checks every one the same
+   * way: reading that checkpoint rejects with `CorruptCheckpointError` naming the backend and the entry, and
+   * the rest stays readable and removable. Without it that suite registers one test whose name says so.
+   *
+   * @example
+   * damage: {
+   *   'a step file that is not JSON': async (cp, at) => writeFile(stepFileOf(cp, at), 'not json'),
+   * },
+   */
+  damage?: Readonly<Record<string, Damage<C>>>;
   /** What the backend can and cannot do; every missing capability is reported by name, never skipped silently. */
   capabilities?: CheckpointerCapabilities;
   /** Per-test timeout in milliseconds, for backends behind a network. @default vitest's testTimeout (5000) */
   timeout?: number;
 }
+
+/** Damages the stored checkpoint at (`thread`, `step`) of `cp`'s storage (see `CheckpointerHarness.damage`). */
+export type Damage<C extends Checkpointer = Checkpointer> = {
+  // Typed as a method, so a harness of a subclass still converts to `CheckpointerHarness` (as with `reopen`).
+  damage(cp: C, at: { readonly thread: string; readonly step: number }): Promise<void>;
+}['damage'];
 
 /** Knobs a backend may turn; each has a default that every conforming backend meets. */
 export interface CheckpointerCapabilities {

@@ -1,11 +1,12 @@
 export { type ConformanceSuite, registerSuite, type SuiteDescriber } from './define-suite.js';
 export { ALL_SUITES, describeCheckpointer } from './describe-checkpointer.js';
 export { expectFlowError } from './expect-error.js';
-export type { CheckpointerCapabilities, CheckpointerHarness } from './harness.js';
+export type { CheckpointerCapabilities, CheckpointerHarness, Damage } from './harness.js';
 export { DEFAULT_PROCESSES, DEFAULT_RACE_WIDTH, type Kit } from './kit.js';
 export { ChildPool, type RunInChildrenOptions, runInChildren } from './process/child-pool.js';
 export type { ChildOpener, ChildTask } from './process/child-spec.js';
 export { closeSuite, describeClose } from './suites/close.js';
+export { damagedStorageSuite, describeDamagedStorage } from './suites/damaged-storage.js';
 export { describeDurability, durabilitySuite } from './suites/durability.js';
 export { describeEncryptedStorage, type SerializerHarness } from './suites/encrypted-storage.js';
 export { describeErrors, errorsSuite } from './suites/errors.js';

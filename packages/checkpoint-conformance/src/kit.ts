@@ -1,6 +1,6 @@
 import type { Checkpointer } from '@flow/core';
 import { afterEach, beforeEach } from 'vitest';
-import type { CheckpointerHarness } from './harness.js';
+import type { CheckpointerHarness, Damage } from './harness.js';
 import type { ChildOpener } from './process/child-spec.js';
 
 /** What every suite's tests use: fresh storage per call, closed and cleaned up after each test. */
@@ -19,6 +19,8 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   readonly openInChild: ((cp: C) => Promise<ChildOpener>) | undefined;
   /** How many child processes a process race starts. */
   readonly processes: number;
+  /** The harness's ways to damage a stored checkpoint, by name (none when it declares no `damage`). */
+  readonly damage: Readonly<Record<string, Damage<C>>>;
   /** The optional capabilities the harness declares (`writes`, `leases`, `storeClock`, `failedRuns`). */
   readonly declares: {
     readonly writes: boolean;
@@ -95,6 +97,7 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
     raceWidth: harness.capabilities?.raceWidth ?? DEFAULT_RACE_WIDTH,
     openInChild: openInChild && (async (cp: C) => openInChild(cp)),
     processes: harness.capabilities?.processes ?? DEFAULT_PROCESSES,
+    damage: harness.damage ?? {},
     declares: {
       writes: harness.capabilities?.writes === true,
       leases: harness.capabilities?.leases === true,

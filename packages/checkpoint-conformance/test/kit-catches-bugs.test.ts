@@ -46,6 +46,9 @@ const MUST_CATCH: Record<string, string[]> = {
     'put-drops-writes > writes > a conditional put that conflicts stores no write; a successful one stores both',
     'put-drops-writes > writes > prune removes the writes of the steps it removes and keeps those of kept steps, and of a step not written yet',
   ],
+  'damaged-reads-as-missing': [
+    'damaged-reads-as-missing > damaged storage > a state cut off mid-text: get and list of it reject with CorruptCheckpointError naming the backend, thread and step, quoting no stored text',
+  ],
   'list-oldest-first': [
     'list-oldest-first > listing > list returns newest step first',
     'list-oldest-first > listing > list pages through the whole history with beforeStep and limit',

@@ -1,5 +1,5 @@
 import { describeCheckpointer } from '../src/index.js';
-import { ReferenceCheckpointer } from './fixtures/reference-checkpointer.js';
+import { ReferenceCheckpointer, referenceDamage } from './fixtures/reference-checkpointer.js';
 
 // The whole kit against the correct reference backend, with reopen (instances sharing one store), so the
 // durability and cross-instance race suites run here too.
@@ -8,5 +8,6 @@ describeCheckpointer('reference', {
   reopen: async (cp) => new ReferenceCheckpointer({ store: cp.shared }),
   reopenWith: async (cp, { stateStorage }) => new ReferenceCheckpointer({ store: cp.shared, stateStorage }),
   countChunks: async (cp, thread) => cp.chunkCount(thread),
+  damage: referenceDamage,
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

@@ -1,10 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import { FileCheckpointer } from '../src/index.js';
+import { stepFileName } from '../src/layout.js';
 import { entriesOf } from '../src/thread-dir.js';
 import { threadName } from '../src/thread-name.js';
+
+const stepFile = (cp: FileCheckpointer, at: { thread: string; step: number }) =>
+  join(cp.dir, 'threads', threadName(at.thread), stepFileName(at.step));
 
 // Each create() gets its own temp root; reopen() is a second instance on the same root, and the kit's child
 // processes open the built package (dist/, built by the global setup when stale) on it.
@@ -22,6 +26,17 @@ describeCheckpointer('file', {
     args: [cp.dir],
   }),
   cleanup: async (cp) => rm(join(cp.dir, '..'), { recursive: true, force: true }),
+  // A step file overwritten behind the checkpointer's back, as a crash, a bad disk or an editor would leave it.
+  damage: {
+    'a step file that is not JSON': async (cp, at) => writeFile(stepFile(cp, at), 'this is not json'),
+    'an empty step file': async (cp, at) => writeFile(stepFile(cp, at), ''),
+    'a step file cut off before its end': async (cp, at) => {
+      const bytes = await readFile(stepFile(cp, at));
+      await writeFile(stepFile(cp, at), bytes.subarray(0, bytes.length - 8));
+    },
+    'a step file of valid JSON in another shape': async (cp, at) =>
+      writeFile(stepFile(cp, at), '{"hello":"world"}'),
+  },
   timeout: 20_000,
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

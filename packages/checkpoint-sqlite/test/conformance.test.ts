@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import Database from 'better-sqlite3';
 import { SqliteCheckpointer } from '../src/index.js';
+import { sqliteDamage } from './support/damage.js';
 
 // A temp file per created checkpointer; reopen opens a second connection on the same file, and the kit's
 // child processes open the built package (dist/, built by the global setup when stale) on it.
@@ -28,6 +29,15 @@ describeCheckpointer('sqlite', {
     args: [cp.filename],
   }),
   cleanup: async (cp) => rmSync(dirname(cp.filename), { recursive: true, force: true }),
+  // A second connection on the file edits a row behind the checkpointer's back.
+  damage: sqliteDamage((cp, edit) => {
+    const db = new Database(cp.filename);
+    try {
+      edit(db);
+    } finally {
+      db.close();
+    }
+  }),
   capabilities: { writes: true, leases: true, failedRuns: true },
 });
 
@@ -66,5 +76,7 @@ describeCheckpointer('sqlite, a Database passed in', {
     db.close();
     rmSync(dirname(db.name), { recursive: true, force: true });
   },
+  // The caller's own connection edits a row behind the checkpointer's back.
+  damage: sqliteDamage((cp, edit) => edit(handed.get(cp)!)),
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

@@ -2,6 +2,7 @@ import {
   type CheckpointerHarness,
   type ConformanceSuite,
   closeSuite,
+  damagedStorageSuite,
   durabilitySuite,
   errorsSuite,
   failedRunsSuite,
@@ -22,7 +23,24 @@ import {
 } from '@flow/checkpoint-conformance';
 import { describe } from 'vitest';
 import { PostgresCheckpointer } from '../../src/index.js';
-import { chunkCount, dropSchema, freshCheckpointer, url } from './stores.js';
+import { quoteIdent } from '../../src/quote.js';
+import { chunkCount, dropSchema, freshCheckpointer, newPool, url } from './stores.js';
+
+/** Sets one column of one checkpoint row by hand, through a pool of the test's own. */
+function editColumn(set: string) {
+  return async (cp: PostgresCheckpointer, at: { thread: string; step: number }) => {
+    const pool = newPool(1);
+    try {
+      const { rowCount } = await pool.query(
+        `UPDATE ${quoteIdent(cp.schema)}.checkpoints SET ${set} WHERE thread = $1 AND step = $2`,
+        [at.thread, at.step],
+      );
+      if (rowCount !== 1) throw new Error(`no row to damage at ${at.thread} step ${at.step}`);
+    } finally {
+      await pool.end();
+    }
+  };
+}
 
 /**
  * The kit, split over three test files so vitest runs them in parallel workers: each test builds and drops a
@@ -33,7 +51,7 @@ export const PARTS: Record<'core' | 'threads' | 'lifecycle' | 'protocol', readon
   core: [putGetSuite, revisionsSuite, racesSuite, listingSuite],
   threads: [listThreadsSuite, retentionSuite, linearStorageSuite, threadIdsSuite],
   lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, processRacesSuite, closeSuite],
-  protocol: [writesSuite, leasesSuite, failedRunsSuite],
+  protocol: [writesSuite, leasesSuite, failedRunsSuite, damagedStorageSuite],
 };
 
 export const harness: CheckpointerHarness<PostgresCheckpointer> = {
@@ -49,6 +67,12 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     args: [url, { schema: cp.schema }],
   }),
   cleanup: (cp) => dropSchema(url, cp.schema),
+  // A column edited by hand: JSONB keeps state valid JSON, so the damage there is a tag no serializer knows.
+  damage: {
+    'a state with an unknown value tag': editColumn(`state = '{"$flow": "no-such-tag"}'::jsonb`),
+    'meta that is not JSON': editColumn(`meta = 'not json'`),
+    'a run error that is not JSON': editColumn(`error = '{"node":'`),
+  },
   capabilities: { writes: true, leases: true, storeClock: true, failedRuns: true },
 };
 
