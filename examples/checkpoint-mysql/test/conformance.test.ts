@@ -2,6 +2,7 @@ import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import { createConnection } from 'mysql2/promise';
 import { inject } from 'vitest';
 import { MysqlCheckpointer } from '../src/index.js';
+import { firstReleaseStore } from './support/first-release.js';
 import { dropTablesStartingWith, uniquePrefix } from './support/tables.js';
 
 const url = inject('mysqlUrl');
@@ -55,6 +56,30 @@ describeCheckpointer('mysql', {
     'a state cut off mid-text': editColumn('state = LEFT(state, CHAR_LENGTH(state) - 3)'),
     'a next that is not JSON': editColumn(`next = 'oops'`),
     'meta that is not JSON': editColumn(`meta = 'not json'`),
+  },
+  // The tables exactly as the first release created them (no version table), with two threads.
+  earlierReleases: {
+    'the first release': async () => {
+      const tablePrefix = uniquePrefix(run);
+      await firstReleaseStore(url, tablePrefix);
+      return new MysqlCheckpointer(url, { tablePrefix });
+    },
+  },
+  // Tables set up by this release, with a newer release's version recorded by hand.
+  newerRelease: async () => {
+    const tablePrefix = uniquePrefix(run);
+    const current = new MysqlCheckpointer(url, { tablePrefix });
+    await current.setup();
+    await current.close();
+    const conn = await createConnection({ uri: url });
+    try {
+      await conn.query(
+        `INSERT INTO \`${tablePrefix}migrations\` (version, name) VALUES (1000, 'a newer release')`,
+      );
+    } finally {
+      await conn.end();
+    }
+    return new MysqlCheckpointer(url, { tablePrefix });
   },
   timeout: 20_000,
   // Per-step writes, leases (expiring by the server's clock) and failed runs: the kit checks each.

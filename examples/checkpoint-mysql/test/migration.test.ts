@@ -1,35 +1,9 @@
 import { Checkpoint } from '@flow/core';
 import { createConnection } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { MysqlCheckpointer, type MysqlQueryable } from '../src/index.js';
-import { threadCollation } from '../src/schema.js';
+import { MysqlCheckpointer } from '../src/index.js';
+import { firstReleaseStore } from './support/first-release.js';
 import { freshPrefix, freshStore, url } from './support/stores.js';
-
-/** The two tables exactly as the first release created them, with one running and one done thread. */
-async function firstReleaseStore(prefix: string): Promise<void> {
-  const conn = await createConnection({ uri: url });
-  try {
-    const collation = await threadCollation(conn as unknown as MysqlQueryable);
-    const id = `VARCHAR(512) CHARACTER SET utf8mb4 COLLATE ${collation} NOT NULL`;
-    const text = 'LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL';
-    await conn.query(`CREATE TABLE \`${prefix}checkpoints\` (
-      thread ${id}, step INT UNSIGNED NOT NULL, revision BIGINT UNSIGNED NOT NULL, ts_ms BIGINT NOT NULL,
-      next ${text}, interrupted BOOLEAN NOT NULL,
-      interrupt_node TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
-      interrupt_payload ${text}, state ${text}, PRIMARY KEY (thread, step)) ENGINE = InnoDB`);
-    await conn.query(`CREATE TABLE \`${prefix}threads\` (
-      thread ${id}, latest_step INT UNSIGNED NOT NULL, interrupted BOOLEAN NOT NULL, done BOOLEAN NOT NULL,
-      ts_ms BIGINT NOT NULL, PRIMARY KEY (thread), KEY interrupted_threads (interrupted, thread)) ENGINE = InnoDB`);
-    await conn.query(`INSERT INTO \`${prefix}checkpoints\` VALUES
-      ('run', 0, 1, 0, '["a"]', FALSE, NULL, 'null', '{"n":0}'),
-      ('end', 0, 1, 0, '[]', FALSE, NULL, 'null', '{"n":1}')`);
-    await conn.query(
-      `INSERT INTO \`${prefix}threads\` VALUES ('run', 0, FALSE, FALSE, 0), ('end', 0, FALSE, TRUE, 0)`,
-    );
-  } finally {
-    await conn.end();
-  }
-}
 
 const ts = new Date(0).toISOString();
 
@@ -47,7 +21,7 @@ async function versionsOf(prefix: string): Promise<[number, string][]> {
 describe('a store of the first release (no error, meta, writes or leases)', () => {
   it('gains them at setup, by any number of instances at once; its rows read as not failed, meta {}', async () => {
     const prefix = freshPrefix();
-    await firstReleaseStore(prefix);
+    await firstReleaseStore(url, prefix);
     const instances = [1, 2, 3, 4].map(() => freshStore({ tablePrefix: prefix }));
     await Promise.all(instances.map((cp) => cp.setup()));
     const cp = instances[0]!;

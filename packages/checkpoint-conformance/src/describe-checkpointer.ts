@@ -11,6 +11,7 @@ import { leasesSuite } from './suites/leases.js';
 import { linearStorageSuite } from './suites/linear-storage.js';
 import { listThreadsSuite } from './suites/list-threads.js';
 import { listingSuite } from './suites/listing.js';
+import { otherReleasesSuite } from './suites/other-releases.js';
 import { processRacesSuite } from './suites/process-races.js';
 import { putGetSuite } from './suites/put-get.js';
 import { racesSuite } from './suites/races.js';
@@ -34,6 +35,7 @@ export const ALL_SUITES: readonly ConformanceSuite[] = [
   serializationSuite,
   errorsSuite,
   setupSuite,
+  otherReleasesSuite,
   durabilitySuite,
   damagedStorageSuite,
   writesSuite,

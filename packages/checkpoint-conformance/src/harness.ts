@@ -68,6 +68,22 @@ export interface CheckpointerHarness<C extends Checkpointer = Checkpointer> {
    * },
    */
   damage?: Readonly<Record<string, Damage<C>>>;
+  /**
+   * Storage as earlier releases of the backend left it, by name: each call resolves with a checkpointer on
+   * fresh storage laid out (and perhaps filled) by that release, which `cleanup` removes like a `create()`d
+   * one. Enables the "other releases" suite: setup brings each up to date, whatever it held reads back the
+   * same through every read and after a reopen, and it takes new writes. Without it that suite says so.
+   *
+   * @example
+   * earlierReleases: { 'schema 1': async () => new MyCheckpointer(copyOf('fixtures/schema-v1.db')) },
+   */
+  earlierReleases?: Readonly<Record<string, () => Promise<C>>>;
+  /**
+   * A checkpointer on fresh storage that a release newer than this one wrote (set up by this release, then,
+   * say, a schema version past the last one recorded), which `cleanup` removes like a `create()`d one.
+   * Enables the check that such storage is refused with `StorageError` and nothing is written to it.
+   */
+  newerRelease?(): Promise<C>;
   /** What the backend can and cannot do; every missing capability is reported by name, never skipped silently. */
   capabilities?: CheckpointerCapabilities;
   /** Per-test timeout in milliseconds, for backends behind a network. @default vitest's testTimeout (5000) */

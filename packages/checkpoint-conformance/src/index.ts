@@ -15,6 +15,7 @@ export { describeLeases, leasesSuite } from './suites/leases.js';
 export { describeLinearStorage, linearStates, linearStorageSuite } from './suites/linear-storage.js';
 export { describeListThreads, listThreadsSuite, ORDER_IDS } from './suites/list-threads.js';
 export { describeListing, listingSuite } from './suites/listing.js';
+export { describeOtherReleases, otherReleasesSuite } from './suites/other-releases.js';
 export { describeProcessRaces, processRacesSuite } from './suites/process-races.js';
 export { describePutGet, putGetSuite } from './suites/put-get.js';
 export { describeRaces, racesSuite } from './suites/races.js';

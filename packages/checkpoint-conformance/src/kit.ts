@@ -21,6 +21,10 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   readonly processes: number;
   /** The harness's ways to damage a stored checkpoint, by name (none when it declares no `damage`). */
   readonly damage: Readonly<Record<string, Damage<C>>>;
+  /** Storage of earlier releases, by name, tracked for teardown like `create()` (none when not declared). */
+  readonly earlierReleases: Readonly<Record<string, () => Promise<C>>>;
+  /** Storage a newer release wrote, tracked for teardown, or `undefined` when the harness declares none. */
+  readonly newerRelease: (() => Promise<C>) | undefined;
   /** The optional capabilities the harness declares (`writes`, `leases`, `storeClock`, `failedRuns`). */
   readonly declares: {
     readonly writes: boolean;
@@ -70,15 +74,16 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
     if (failures.length > 0) throw failures[0];
   });
 
+  const track = (make: () => Promise<C>) => async () => {
+    const cp = await make();
+    created.push(cp);
+    return cp;
+  };
   const reopen = harness.reopen?.bind(harness);
   const openInChild = harness.openInChild?.bind(harness);
   const reopenWith = harness.reopenWith?.bind(harness);
   return {
-    async create() {
-      const cp = await harness.create();
-      created.push(cp);
-      return cp;
-    },
+    create: track(() => harness.create()),
     reopen:
       reopen &&
       (async (cp: C) => {
@@ -98,6 +103,10 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
     openInChild: openInChild && (async (cp: C) => openInChild(cp)),
     processes: harness.capabilities?.processes ?? DEFAULT_PROCESSES,
     damage: harness.damage ?? {},
+    earlierReleases: Object.fromEntries(
+      Object.entries(harness.earlierReleases ?? {}).map(([name, make]) => [name, track(make)]),
+    ),
+    newerRelease: harness.newerRelease && track(() => harness.newerRelease!()),
     declares: {
       writes: harness.capabilities?.writes === true,
       leases: harness.capabilities?.leases === true,

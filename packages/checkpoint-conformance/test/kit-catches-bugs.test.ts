@@ -49,6 +49,12 @@ const MUST_CATCH: Record<string, string[]> = {
   'damaged-reads-as-missing': [
     'damaged-reads-as-missing > damaged storage > a state cut off mid-text: get and list of it reject with CorruptCheckpointError naming the backend, thread and step, quoting no stored text',
   ],
+  'upgrade-skipped': [
+    'upgrade-skipped > other releases > layout 1, next kept as JSON text: setup brings it up to date; what it held reads back the same through every read and after a reopen, and it takes new writes',
+  ],
+  'newer-store-accepted': [
+    'newer-store-accepted > other releases > storage a newer release wrote is refused with StorageError naming the backend, by setup and by every call after it',
+  ],
   'list-oldest-first': [
     'list-oldest-first > listing > list returns newest step first',
     'list-oldest-first > listing > list pages through the whole history with beforeStep and limit',

@@ -1,5 +1,9 @@
 import { describeCheckpointer } from '../src/index.js';
-import { ReferenceCheckpointer, referenceDamage } from './fixtures/reference-checkpointer.js';
+import {
+  ReferenceCheckpointer,
+  referenceDamage,
+  referenceReleases,
+} from './fixtures/reference-checkpointer.js';
 
 // The whole kit against the correct reference backend, with reopen (instances sharing one store), so the
 // durability and cross-instance race suites run here too.
@@ -9,5 +13,6 @@ describeCheckpointer('reference', {
   reopenWith: async (cp, { stateStorage }) => new ReferenceCheckpointer({ store: cp.shared, stateStorage }),
   countChunks: async (cp, thread) => cp.chunkCount(thread),
   damage: referenceDamage,
+  ...referenceReleases(),
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

@@ -5,6 +5,7 @@ import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import Database from 'better-sqlite3';
 import { SqliteCheckpointer } from '../src/index.js';
 import { sqliteDamage } from './support/damage.js';
+import { earlierReleases, newerRelease } from './support/releases.js';
 
 // A temp file per created checkpointer; reopen opens a second connection on the same file, and the kit's
 // child processes open the built package (dist/, built by the global setup when stale) on it.
@@ -38,6 +39,9 @@ describeCheckpointer('sqlite', {
       db.close();
     }
   }),
+  // Copies of files earlier releases wrote, and a file with a newer release's version recorded by hand.
+  earlierReleases,
+  newerRelease,
   capabilities: { writes: true, leases: true, failedRuns: true },
 });
 

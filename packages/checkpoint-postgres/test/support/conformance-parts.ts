@@ -10,6 +10,7 @@ import {
   linearStorageSuite,
   listingSuite,
   listThreadsSuite,
+  otherReleasesSuite,
   processRacesSuite,
   putGetSuite,
   racesSuite,
@@ -21,24 +22,42 @@ import {
   threadIdsSuite,
   writesSuite,
 } from '@flow/checkpoint-conformance';
+import type pg from 'pg';
 import { describe } from 'vitest';
 import { PostgresCheckpointer } from '../../src/index.js';
 import { quoteIdent } from '../../src/quote.js';
-import { chunkCount, dropSchema, freshCheckpointer, newPool, url } from './stores.js';
+import { earlierReleaseStore } from './earlier-release.js';
+import { chunkCount, dropSchema, freshCheckpointer, newPool, uniqueSchema, url } from './stores.js';
+
+/** Runs `work` on a pool of the test's own, ended after it. */
+async function withPool<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  const pool = newPool(1);
+  try {
+    return await work(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** A fresh schema as the release of schema `version` left it (its version table still `schema_migrations`). */
+function earlierRelease(version: number) {
+  return async () => {
+    const schema = uniqueSchema();
+    await withPool((pool) => earlierReleaseStore(pool, quoteIdent(schema), version));
+    return new PostgresCheckpointer(url, { schema });
+  };
+}
 
 /** Sets one column of one checkpoint row by hand, through a pool of the test's own. */
 function editColumn(set: string) {
   return async (cp: PostgresCheckpointer, at: { thread: string; step: number }) => {
-    const pool = newPool(1);
-    try {
-      const { rowCount } = await pool.query(
-        `UPDATE ${quoteIdent(cp.schema)}.checkpoints SET ${set} WHERE thread = $1 AND step = $2`,
-        [at.thread, at.step],
-      );
-      if (rowCount !== 1) throw new Error(`no row to damage at ${at.thread} step ${at.step}`);
-    } finally {
-      await pool.end();
-    }
+    const { rowCount } = await withPool((pool) =>
+      pool.query(`UPDATE ${quoteIdent(cp.schema)}.checkpoints SET ${set} WHERE thread = $1 AND step = $2`, [
+        at.thread,
+        at.step,
+      ]),
+    );
+    if (rowCount !== 1) throw new Error(`no row to damage at ${at.thread} step ${at.step}`);
   };
 }
 
@@ -50,7 +69,15 @@ function editColumn(set: string) {
 export const PARTS: Record<'core' | 'threads' | 'lifecycle' | 'protocol', readonly ConformanceSuite[]> = {
   core: [putGetSuite, revisionsSuite, racesSuite, listingSuite],
   threads: [listThreadsSuite, retentionSuite, linearStorageSuite, threadIdsSuite],
-  lifecycle: [serializationSuite, errorsSuite, setupSuite, durabilitySuite, processRacesSuite, closeSuite],
+  lifecycle: [
+    serializationSuite,
+    errorsSuite,
+    setupSuite,
+    otherReleasesSuite,
+    durabilitySuite,
+    processRacesSuite,
+    closeSuite,
+  ],
   protocol: [writesSuite, leasesSuite, failedRunsSuite, damagedStorageSuite],
 };
 
@@ -72,6 +99,20 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     'a state with an unknown value tag': editColumn(`state = '{"$flow": "no-such-tag"}'::jsonb`),
     'meta that is not JSON': editColumn(`meta = 'not json'`),
     'a run error that is not JSON': editColumn(`error = '{"node":'`),
+  },
+  // Schemas built by the migrations of each earlier release, as it recorded them.
+  earlierReleases: { 'schema 1': earlierRelease(1), 'schema 2': earlierRelease(2) },
+  // A schema set up by this release, with a newer release's version recorded by hand.
+  newerRelease: async () => {
+    const current = freshCheckpointer();
+    await current.setup();
+    await current.close();
+    await withPool((pool) =>
+      pool.query(
+        `INSERT INTO ${quoteIdent(current.schema)}.migrations (version, name) VALUES (1000, 'a newer release')`,
+      ),
+    );
+    return new PostgresCheckpointer(url, { schema: current.schema });
   },
   capabilities: { writes: true, leases: true, storeClock: true, failedRuns: true },
 };
