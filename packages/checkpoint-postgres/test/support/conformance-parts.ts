@@ -101,7 +101,12 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     'a run error that is not JSON': editColumn(`error = '{"node":'`),
   },
   // Schemas built by the migrations of each earlier release, as it recorded them.
-  earlierReleases: { 'schema 1': earlierRelease(1), 'schema 2': earlierRelease(2) },
+  earlierReleases: {
+    'schema 1': earlierRelease(1),
+    'schema 2': earlierRelease(2),
+    'schema 3': earlierRelease(3),
+    'schema 4': earlierRelease(4),
+  },
   // A schema set up by this release, with a newer release's version recorded by hand.
   newerRelease: async () => {
     const current = freshCheckpointer();
