@@ -57,11 +57,15 @@ export const SQL = {
   at: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step = ?`,
   /** (thread, beforeStep, limit) */
   list: `SELECT ${READ_COLUMNS} ${LISTED}`,
-  /** (thread, refs as JSON text): the chunks one record references. */
-  chunksOf: 'SELECT id, data FROM flow_chunks WHERE thread = ? AND id IN (SELECT value FROM json_each(?))',
+  /**
+   * (thread, refs as JSON text): the chunks one record references. Refs that are not JSON (a damaged row)
+   * reference none here, so the read reaches the row check, which reports the row as corrupt.
+   */
+  chunksOf: `SELECT id, data FROM flow_chunks WHERE thread = ? AND id IN (
+    SELECT j.value FROM (SELECT ? AS refs) AS r, json_each(iif(json_valid(r.refs), r.refs, '[]')) AS j)`,
   /** (thread, thread, beforeStep, limit): the chunks the records of a `list` reference, each once. */
   chunksOfList: `SELECT id, data FROM flow_chunks WHERE thread = ? AND id IN (
-    SELECT j.value FROM (SELECT refs ${LISTED}) AS r, json_each(r.refs) AS j)`,
+    SELECT j.value FROM (SELECT refs ${LISTED}) AS r, json_each(iif(json_valid(r.refs), r.refs, '[]')) AS j)`,
   /** (thread, id, data): an id already stored keeps its data (core never reuses an id for other data). */
   addChunk: 'INSERT INTO flow_chunks (thread, id, data) VALUES (?, ?, ?) ON CONFLICT (thread, id) DO NOTHING',
   /** (ids as JSON text, thread): the first of the ids not stored, if any, to verify a put's refs. */

@@ -15,6 +15,9 @@ const EDITS: Record<string, string> = {
   'a next stored as a BLOB': 'next = CAST(next AS BLOB)',
   'a next with a number among its node names': `next = '["review", 7]'`,
   'a ts that is not a timestamp': "ts = 'yesterday'",
+  'refs that are not JSON': "refs = 'not json'",
+  'refs with a number among the chunk ids': "refs = '[7]'",
+  'refs stored as a BLOB': 'refs = CAST(\'["a"]\' AS BLOB)',
 };
 
 /** The damages, run on the connection `withDb` lends for `cp` (its own, or a second one on the file). */
