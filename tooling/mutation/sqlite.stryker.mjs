@@ -5,7 +5,8 @@ export default mutationConfig({
   mutate: [
     'packages/checkpoint-sqlite/src/**/*.ts',
     // Not the protocol, so no kit can see them; the package's own tests do: the `sqlite:` store factory of
-    // the CLI, SQLite's own options and pragmas, and the 0600 mode of a new database file.
+    // the CLI, the constructor's arguments and SQLite's own options, its pragmas, and the 0600 mode of a new
+    // database file.
     '!packages/checkpoint-sqlite/src/store.ts',
     '!packages/checkpoint-sqlite/src/options.ts',
     '!packages/checkpoint-sqlite/src/connection.ts',

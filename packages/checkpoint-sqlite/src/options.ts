@@ -1,4 +1,5 @@
 import { assertInteger, type BaseCheckpointerOptions, flowPrefix, InvalidArgumentError } from '@flow/core';
+import type { SqliteDatabase } from './driver.js';
 
 /** How hard SQLite flushes a commit to disk (`PRAGMA synchronous`). */
 export type SqliteSynchronous = 'full' | 'normal';
@@ -45,4 +46,22 @@ export function connectionSettings(options: SqliteCheckpointerOptions | undefine
     synchronous: synchronous ?? 'full',
     busyTimeout: busyTimeout ?? 5000,
   };
+}
+
+/** What the constructor's first argument names: a file to open, or an open `Database` that stays the caller's. */
+export type Target = { path: string; db?: undefined } | { path?: undefined; db: SqliteDatabase };
+
+/** Checks the constructor's first argument: a file path, or an open better-sqlite3 `Database`. */
+export function targetOf(pathOrDb: unknown): Target {
+  if (typeof pathOrDb === 'string') return { path: pathOrDb };
+  if (
+    typeof pathOrDb === 'object' &&
+    pathOrDb !== null &&
+    typeof (pathOrDb as SqliteDatabase).prepare === 'function'
+  ) {
+    return { db: pathOrDb as SqliteDatabase };
+  }
+  throw new InvalidArgumentError(
+    `${flowPrefix('sqlite')}SqliteCheckpointer takes a file path or a better-sqlite3 Database`,
+  );
 }

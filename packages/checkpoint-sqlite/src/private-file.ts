@@ -1,4 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { SqliteDatabase } from './driver.js';
 
 /**
  * Creates the database file `0o600` when it does not exist yet, so only its owner can read it whatever the
@@ -13,4 +15,10 @@ export function createPrivateFile(path: string): void {
   } catch (error) {
     if ((error as { code?: string }).code !== 'EEXIST') throw error;
   }
+}
+
+/** Opens the database file at `path`, creating it `0o600` first when it does not exist (see `createPrivateFile`). */
+export function openPrivateFile(path: string): SqliteDatabase {
+  createPrivateFile(path);
+  return new Database(path) as unknown as SqliteDatabase;
 }

@@ -69,16 +69,16 @@ function parseNext(text: unknown): string[] {
   // Stryker disable next-line ConditionalExpression,StringLiteral: a fast path; JSON.parse('[]') is [] too
   if (text === '[]') return []; // a finished or interrupted run
   const next: unknown = typeof text === 'string' ? JSON.parse(text) : undefined;
-  if (!Array.isArray(next) || next.some((n) => typeof n !== 'string')) {
-    throw new Error('next is not an array of node names');
-  }
-  return next;
+  // Core's Checkpoint checks the names, but would read a missing list (`null`) as an empty one.
+  if (!Array.isArray(next)) throw new Error('next is not a list of node names');
+  return next as string[];
 }
 
 /**
- * Turns a row into a record. Columns the serializer does not read (`next`, the text columns' types) are
+ * Turns a row into a record. Columns the serializer does not read (`next`, `refs`, the text columns' types) are
  * checked here, so an edited or damaged row becomes a `CorruptCheckpointError` naming it (`locate` is called
- * only then, keeping reads free of string building), not a crash later.
+ * only then, keeping reads free of string building), not a crash later. What core's `Checkpoint` checks
+ * anyway (the node names, `ts`) is left to it: a bad one becomes the same error there.
  */
 export function rowToRecord(
   thread: string,
@@ -92,7 +92,6 @@ export function rowToRecord(
     if (typeof state !== 'string' || (typeof interruptPayload !== 'string' && interruptPayload !== null)) {
       throw new Error('state or interrupt payload is not text');
     }
-    if (typeof ts !== 'string') throw new Error('ts is not text');
     if (refs !== null && typeof refs !== 'string') throw new Error('refs is not text');
     const record: CheckpointRecord = {
       thread,

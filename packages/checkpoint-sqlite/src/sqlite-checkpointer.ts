@@ -3,8 +3,6 @@ import {
   CheckpointConflict,
   type CheckpointRecord,
   type ChunkRecord,
-  flowPrefix,
-  InvalidArgumentError,
   type Lease,
   type LeaseRecord,
   type LeaseResult,
@@ -16,12 +14,16 @@ import {
   type ThreadInfo,
   type WriteRecord,
 } from '@flow/core';
-import Database from 'better-sqlite3';
 import { configure } from './connection.js';
 import type { SqliteDatabase } from './driver.js';
 import { GroupCommit } from './group-commit.js';
-import { type ConnectionSettings, connectionSettings, type SqliteCheckpointerOptions } from './options.js';
-import { createPrivateFile } from './private-file.js';
+import {
+  type ConnectionSettings,
+  connectionSettings,
+  type SqliteCheckpointerOptions,
+  targetOf,
+} from './options.js';
+import { openPrivateFile } from './private-file.js';
 import {
   type CheckpointRow,
   type ChunkRow,
@@ -58,12 +60,6 @@ const REFS = 10;
 
 function toChunk([id, data]: ChunkRow): ChunkRecord {
   return { id, data };
-}
-
-function isDatabase(value: unknown): value is SqliteDatabase {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as SqliteDatabase).prepare === 'function'
-  );
 }
 
 /**
@@ -113,21 +109,16 @@ export class SqliteCheckpointer extends BaseCheckpointer {
    */
   constructor(pathOrDb: string | SqliteDatabase = 'flow.db', options?: SqliteCheckpointerOptions) {
     super(options);
-    if (typeof pathOrDb === 'string') {
-      this.#path = pathOrDb;
-    } else if (isDatabase(pathOrDb)) {
-      this.#db = pathOrDb;
-    } else {
-      throw new InvalidArgumentError(
-        `${flowPrefix('sqlite')}SqliteCheckpointer takes a file path or a better-sqlite3 Database`,
-      );
-    }
+    const target = targetOf(pathOrDb);
+    this.#path = target.path;
+    this.#db = target.db;
     this.#settings = connectionSettings(options);
   }
 
   /** The database file (`':memory:'` for an in-memory one). */
   get filename(): string {
-    return this.#path ?? this.#db?.name ?? '';
+    // The constructor sets one of the two.
+    return this.#path ?? this.#db!.name;
   }
 
   protected override locate(thread: string, step: number): string {
@@ -138,8 +129,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
 
   protected async initialize(): Promise<void> {
     // The connection is opened here, not in the constructor, so a bad path rejects as a StorageError.
-    if (this.#db === undefined && this.#path !== undefined) createPrivateFile(this.#path);
-    this.#db ??= new Database(this.#path) as unknown as SqliteDatabase;
+    this.#db ??= openPrivateFile(this.#path!);
     const db = this.#db;
     configure(db, this.#settings);
     await migrate(db);
