@@ -1,7 +1,8 @@
 import { Checkpoint } from '@flow/core';
 import { createConnection } from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { MysqlCheckpointer } from '../src/index.js';
+import { MysqlCheckpointer, type MysqlQueryable } from '../src/index.js';
+import { threadCollation } from '../src/schema.js';
 import { firstReleaseStore } from './support/first-release.js';
 import { freshPrefix, freshStore, url } from './support/stores.js';
 
