@@ -27,6 +27,7 @@ import {
 } from '@flow/core';
 import type { PgPool, PgPoolClient } from './driver.js';
 import { arrayLiteral, GROUP_COLUMNS, groupPutStatement } from './group-statement.js';
+import { type HeldWrites, WritesAwaitingPut } from './held-writes.js';
 import { migrate, storeExists } from './migrate.js';
 import { createPool, isPool, poolSize } from './pool.js';
 import { type GroupOutcome, PutGroups } from './put-group.js';
@@ -85,6 +86,8 @@ interface PendingPut {
   record: CheckpointRecord;
   ifRevision: number | undefined;
   writes: WriteRecord[] | undefined;
+  /** Another step's writes (a `putWrites` of the same tick) that travel in this put's statement. */
+  carried: HeldWrites | undefined;
 }
 
 /** Above every valid step: the "no bound" value of `list` and `prune`. */
@@ -112,6 +115,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   readonly #ownsPool: boolean;
   readonly #transactions: TransactionDialect<PgPoolClient>;
   readonly #sql: Statements;
+  readonly #awaitingPut = new WritesAwaitingPut();
   readonly #create: boolean;
   readonly #prepared: boolean;
   readonly #groups: PutGroups<PendingPut>;
@@ -165,7 +169,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     this.#groupPut = groupPutStatement(schema, quoteIdent(schema));
     this.#groups = new PutGroups<PendingPut>(
       poolSize(this.#pool),
-      ({ item }) => this.#putAlone(item.record, item.ifRevision, item.writes),
+      ({ item }) => this.#putAlone(item.record, item.ifRevision, item.writes, item.carried),
       (items) => this.#putGroup(items),
       ({ item }) => this.#conflict(item.record, item.ifRevision),
     );
@@ -211,7 +215,11 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     return this.#put(record, ifRevision, writes);
   }
 
-  protected override async writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+  protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
+    return this.#awaitingPut.hold(thread, step, writes, (at, held) => this.#putWrites(thread, at, held));
+  }
+
+  async #putWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
     await this.#pool
       .query(this.#bind(this.#sql.putWrites, [thread, step, ...writeColumns(writes)]))
       .catch((error: unknown) => {
@@ -262,10 +270,15 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   }
 
   #put(record: CheckpointRecord, ifRevision: number | undefined, writes: WriteRecord[] | undefined) {
+    // A putWrites of this thread issued in the same tick travels in this put's statement (WritesAwaitingPut).
+    const carried = writes === undefined ? this.#awaitingPut.take(record.thread) : undefined;
     // Puts with writes or chunks always go alone; the group statement stores whole states only.
     const groupable =
-      writes === undefined && (record.refs?.length ?? 0) === 0 && (record.chunks?.length ?? 0) === 0;
-    return this.#groups.put(record.thread, { record, ifRevision, writes }, groupable);
+      writes === undefined &&
+      carried === undefined &&
+      (record.refs?.length ?? 0) === 0 &&
+      (record.chunks?.length ?? 0) === 0;
+    return this.#groups.put(record.thread, { record, ifRevision, writes, carried }, groupable);
   }
 
   /** One group statement for `items` (one per thread, whole states, no writes). */
@@ -304,6 +317,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     record: CheckpointRecord,
     ifRevision: number | undefined,
     writes: WriteRecord[] | undefined,
+    carried: HeldWrites | undefined,
   ): Promise<number> {
     const values: unknown[] = [
       record.thread,
@@ -330,7 +344,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
         chunks.map((c) => c.data),
       );
     }
-    const forms = writes === undefined ? kind : kind.withWrites;
+    const forms =
+      writes !== undefined ? kind.withWrites : carried !== undefined ? kind.withEarlierWrites : kind;
     let statement = forms.put;
     if (ifRevision === 0) statement = forms.putIfAbsent;
     else if (ifRevision !== undefined) {
@@ -338,11 +353,27 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       values.push(ifRevision);
     }
     if (writes !== undefined) values.push(...writeColumns(writes));
-    const { rows } = await this.#pool
-      .query<{ revision: number | null; missing?: string | null }>(this.#bind(statement, values))
-      .catch((error: unknown) => {
-        throw jsonbRejected(error, record) ?? error;
-      });
+    if (carried !== undefined) values.push(carried.step, ...writeColumns(carried.writes));
+    let sent: Promise<{ rows: { revision: number | null; missing?: string | null }[] }>;
+    try {
+      sent = this.#pool.query<{ revision: number | null; missing?: string | null }>(
+        this.#bind(statement, values),
+      );
+    } catch (error) {
+      carried?.settle(this.#putWrites(record.thread, carried.step, carried.writes));
+      throw error;
+    }
+    // The carried writes are stored whether or not the checkpoint is; if the statement failed, they go alone,
+    // so neither fails for the other's fault.
+    carried?.settle(
+      sent.then(
+        () => undefined,
+        () => this.#putWrites(record.thread, carried.step, carried.writes),
+      ),
+    );
+    const { rows } = await sent.catch((error: unknown) => {
+      throw jsonbRejected(error, record) ?? error;
+    });
     const written = rows[0];
     if (written !== undefined && written.revision !== null) return Number(written.revision);
     if (typeof written?.missing === 'string') {

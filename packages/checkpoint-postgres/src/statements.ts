@@ -72,14 +72,14 @@ const PUT_PARAMS = 12;
 const CHUNK_PARAMS = 3;
 
 /**
- * Inserts writes for ($1, $2) from three parallel arrays starting at parameter `$first`, unless `guard` is
+ * Inserts writes for ($1, `step`) from three parallel arrays starting at parameter `$first`, unless `guard` is
  * false. A (node, key) already stored keeps its value; within one batch the first occurrence wins, because
  * the insert's own rows conflict with each other in array order.
  */
-function insertWrites(s: string, first: number, guard: string): string {
+function insertWrites(s: string, first: number, guard: string, step = '$2'): string {
   return `
     INSERT INTO ${s}.writes (thread, step, node, key, value)
-    SELECT $1::text, $2::integer, w.node, w.key, w.value::jsonb
+    SELECT $1::text, ${step}::integer, w.node, w.key, w.value::jsonb
     FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[]) WITH ORDINALITY AS w(node, key, value, i)
     WHERE ${guard}
     ORDER BY w.i
@@ -88,13 +88,19 @@ function insertWrites(s: string, first: number, guard: string): string {
 
 /**
  * One put: take the thread's lock, write the checkpoint, move the summary when this is now the highest step,
- * and (with `writesFrom`) store the step's writes only if the checkpoint was written — one statement, one
- * transaction, one round trip. The write depends on the lock's result, so Postgres runs the lock first.
+ * and (with `own` writes) store the step's writes only if the checkpoint was written — one statement, one
+ * transaction, one round trip. `earlier` writes are another step's (`$from`, then three arrays), stored
+ * whether or not the checkpoint is: a `putWrites` that travels with the put (see `PostgresCheckpointer`). The write depends on the lock's result, so Postgres runs the lock first.
  * `linear` adds the chunks: the write also waits for `complete`, and the new chunks are stored with it.
  */
-function put(schema: string, s: string, write: string, linear: boolean, writesFrom?: number): string {
-  const writes =
-    writesFrom === undefined ? '' : `, w AS (${insertWrites(s, writesFrom, 'EXISTS (SELECT 1 FROM cp)')})`;
+function put(schema: string, s: string, write: string, linear: boolean, writes: WritesParam): string {
+  const lockOnly = '(SELECT count(*) FROM locked) >= 0';
+  const alsoWrites =
+    writes === undefined
+      ? ''
+      : writes.kind === 'own'
+        ? `, w AS (${insertWrites(s, writes.from, 'EXISTS (SELECT 1 FROM cp)')})`
+        : `, ew AS (${insertWrites(s, writes.from + 1, lockOnly, `$${writes.from}`)})`;
   return `
     WITH locked AS (
       ${threadLock(schema)}
@@ -109,7 +115,7 @@ function put(schema: string, s: string, write: string, linear: boolean, writesFr
         latest_step = EXCLUDED.latest_step, next = EXCLUDED.next, interrupted = EXCLUDED.interrupted,
         error = EXCLUDED.error, status = EXCLUDED.status, ts = EXCLUDED.ts, info = EXCLUDED.info
       WHERE EXCLUDED.latest_step >= t.latest_step
-    )${linear ? `, chunks AS (${insertChunks(s)})` : ''}${writes}
+    )${linear ? `, chunks AS (${insertChunks(s)})` : ''}${alsoWrites}
     ${
       linear
         ? `SELECT (SELECT revision::float8 FROM cp) AS revision,
@@ -195,6 +201,8 @@ const LEASE_COLUMNS = `owner, host, pid, ${epochMs('expires_at')} AS expires_at`
 /** The puts of one kind of state: alone, or also storing the step's writes (nodes, keys, values arrays). */
 export interface PutForms extends PutStatements {
   withWrites: PutStatements;
+  /** Also storing writes of another step of the thread: its step, then nodes, keys and values arrays. */
+  withEarlierWrites: PutStatements;
 }
 
 /** Every statement of one schema. */
@@ -238,9 +246,18 @@ export interface Statements extends PutForms {
   getLease: Statement;
 }
 
-function putStatements(schema: string, s: string, linear: boolean, writes: boolean): PutStatements {
+/** Where a put's extra writes start among its parameters, and whose they are. */
+type WritesParam = { kind: 'own' | 'earlier'; from: number } | undefined;
+
+function putStatements(
+  schema: string,
+  s: string,
+  linear: boolean,
+  writes: 'own' | 'earlier' | undefined,
+): PutStatements {
   const params = PUT_PARAMS + (linear ? CHUNK_PARAMS : 0);
-  const from = (conditional: boolean) => (writes ? params + 1 + (conditional ? 1 : 0) : undefined);
+  const from = (conditional: boolean): WritesParam =>
+    writes === undefined ? undefined : { kind: writes, from: params + 1 + (conditional ? 1 : 0) };
   const upsert = `ON CONFLICT (thread, step) DO UPDATE SET ${OVERWRITE}`;
   return {
     put: statement(put(schema, s, insert(s, linear, upsert), linear, from(false))),
@@ -253,8 +270,9 @@ function putStatements(schema: string, s: string, linear: boolean, writes: boole
 
 function putForms(schema: string, s: string, linear: boolean): PutForms {
   return {
-    ...putStatements(schema, s, linear, false),
-    withWrites: putStatements(schema, s, linear, true),
+    ...putStatements(schema, s, linear, undefined),
+    withWrites: putStatements(schema, s, linear, 'own'),
+    withEarlierWrites: putStatements(schema, s, linear, 'earlier'),
   };
 }
 
