@@ -15,8 +15,8 @@ interface ChunkHeader {
   format: 1;
   thread: string;
   id: string;
-  /** `true`: `data` holds a JSON string wrapping the serializer's text; `false`: the text itself. */
-  text: boolean;
+  /** `true`: `data` holds a JSON string wrapping the serializer's text; absent: the text itself. */
+  text?: true;
   dataBytes: number;
 }
 
@@ -28,7 +28,7 @@ export function encodeChunkFile(thread: string, chunk: ChunkRecord, rawJson: boo
     format: 1,
     thread,
     id: chunk.id,
-    text: !rawJson,
+    ...(rawJson ? {} : { text: true }),
     dataBytes: Buffer.byteLength(data),
   };
   return Buffer.from(`${JSON.stringify(header).slice(0, -1)},"data":${data}}\n`);
@@ -53,7 +53,7 @@ export function decodeChunkFile(buf: Buffer, path: string, thread: string, id: s
     typeof h === 'object' &&
     h !== null &&
     h.format === 1 &&
-    typeof h.text === 'boolean' &&
+    (h.text === undefined || h.text === true) &&
     Number.isSafeInteger(h.dataBytes) &&
     h.dataBytes >= 0;
   if (!ok) throw corrupt(path, 'malformed chunk header');
@@ -74,7 +74,7 @@ export function decodeChunkFile(buf: Buffer, path: string, thread: string, id: s
       .trim() === '';
   if (!intact) throw corrupt(path, 'truncated or altered (sizes do not match the content)');
   const raw = buf.toString('utf8', start, end);
-  if (!h.text) return { id, data: raw };
+  if (h.text === undefined) return { id, data: raw };
   try {
     const data: unknown = JSON.parse(raw);
     if (typeof data !== 'string') throw new Error('not a string');

@@ -13,7 +13,8 @@ export interface StepHeader {
   /**
    * 2 since runs record `error` and `meta`; a format-1 file (written before) reads as error null, meta `{}`.
    * 3: a linear state, whose `state` references the chunk files of `refs` (a reader that knows only formats
-   * 1 and 2 refuses such a file rather than take its `state` for the whole state).
+   * 1 and 2 refuses such a file rather than take its `state` for the whole state). A format-3 file leaves
+   * out the fields that hold their usual value (`FORMAT_3_DEFAULTS`): a thread stores one file per step.
    */
   format: 1 | 2 | 3;
   thread: string;
@@ -39,6 +40,9 @@ export interface StepHeader {
   payloadBytes: number;
   stateBytes: number;
 }
+
+/** What a format-3 header means by a field it leaves out. */
+const FORMAT_3_DEFAULTS = { interrupted: false, interruptNode: null, error: null, text: false } as const;
 
 const PAYLOAD_MARK = Buffer.from(',"interruptPayload":');
 const STATE_MARK = Buffer.from(',"state":');
@@ -75,6 +79,11 @@ export function encodeStepFile(
     payloadBytes: Buffer.byteLength(payload),
     stateBytes: Buffer.byteLength(state),
   };
+  if (linear) {
+    for (const [key, value] of Object.entries(FORMAT_3_DEFAULTS)) {
+      if (header[key as keyof StepHeader] === value) delete header[key as keyof StepHeader];
+    }
+  }
   const head = JSON.stringify(header);
   return Buffer.from(`${head.slice(0, -1)},"interruptPayload":${payload},"state":${state}}\n`);
 }
@@ -101,6 +110,7 @@ function parseHeader(
   } catch (error) {
     throw corrupt(path, `unreadable header: ${(error as Error).message}`, error);
   }
+  if (typeof h === 'object' && h !== null && h.format === 3) h = { ...FORMAT_3_DEFAULTS, ...h };
   const ok =
     typeof h === 'object' &&
     h !== null &&

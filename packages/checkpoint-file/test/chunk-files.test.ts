@@ -61,7 +61,6 @@ describe('chunk files', () => {
       format: 1,
       thread: 'a/b',
       id: 'K',
-      text: false,
       dataBytes: 3,
       data: [2],
     });
@@ -69,9 +68,23 @@ describe('chunk files', () => {
     const read = await raw.read('a/b', 0);
     expect(read?.refs).toEqual(['k', 'K', '..']);
     expect(read?.chunks?.find((c) => c.id === 'k')?.data).toBe('{"x":1}');
-    // A step file with refs is of format 3, which a reader of formats 1 and 2 refuses.
+    // A step file with refs is of format 3, which a reader of formats 1 and 2 refuses, and leaves out the
+    // fields that hold their usual value.
     const step = JSON.parse(await readFile(join(chunksDir('a/b'), '..', '0000000000.json'), 'utf8'));
     expect(step).toMatchObject({ format: 3, refs: ['k', 'K', '..'] });
+    expect(Object.keys(step)).not.toContain('interrupted');
+    expect([read?.interrupted, read?.interruptNode, read?.error]).toEqual([false, null, null]);
+    await raw.writeRaw({
+      ...record('a/b', 1, ['k'], []),
+      interrupted: true,
+      interruptNode: 'ask',
+      error: '{"node":"n","message":"m"}',
+    });
+    expect(await raw.read('a/b', 1)).toMatchObject({
+      interrupted: true,
+      interruptNode: 'ask',
+      error: '{"node":"n","message":"m"}',
+    });
     await raw.close();
   });
 
