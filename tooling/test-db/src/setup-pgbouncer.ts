@@ -7,7 +7,8 @@ import './provided-context.js';
  * vitest global setup, after `setup-postgres`: a PgBouncer in transaction-pooling mode in front of this run's
  * Postgres, handed to the workers as `inject('flowTestPgBouncerUrl')` and `FLOW_TEST_PGBOUNCER_URL`.
  * `FLOW_TEST_PGBOUNCER_URL` set beforehand names one to use; otherwise one on port 7010 is reused or started
- * (and stopped at the end if this run started it).
+ * and left running: another run (another package, another checkout) may be reusing it, and stopping it when
+ * this run ends would cut that one off mid-test.
  *
  * @example
  * // vitest.config.ts
@@ -23,5 +24,5 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const bouncer = await ensurePgBouncer(server);
   process.env.FLOW_TEST_PGBOUNCER_URL = bouncer.url;
   project.provide('flowTestPgBouncerUrl', bouncer.url);
-  return () => bouncer.stop();
+  return () => {};
 }

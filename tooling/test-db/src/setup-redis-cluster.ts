@@ -4,7 +4,7 @@ import './provided-context.js';
 
 /**
  * vitest global setup: a Redis Cluster of three primaries on 127.0.0.1:7001–7003, reused when it is already
- * up and stopped at the end when this run started it. Workers get its nodes as
+ * up, and left running at the end (like the PgBouncer: a parallel run may be reusing it). Workers get its nodes as
  * `inject('flowTestRedisClusterNodes')` (`[{ host, port }]`, what ioredis' `Cluster` takes).
  *
  * @example
@@ -14,5 +14,5 @@ import './provided-context.js';
 export default async function setup(project: TestProject): Promise<() => void> {
   const cluster = await ensureRedisCluster();
   project.provide('flowTestRedisClusterNodes', cluster.nodes);
-  return () => cluster.stop();
+  return () => {};
 }
