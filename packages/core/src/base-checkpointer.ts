@@ -223,6 +223,13 @@ export abstract class BaseCheckpointer implements Checkpointer {
       linear = undefined;
     }
     if (linear === undefined) return { record: whole ?? encodeRecord(cp, this.serializer, this.backend) };
+    if (linear.stateText === undefined) {
+      // Nothing to share with the last put: whole, with a memo of its parts for the next put to share.
+      return {
+        record: whole ?? encodeRecord(cp, this.serializer, this.backend, linear.wholeText),
+        memo: linear.memo,
+      };
+    }
     const record = whole ?? encodeRecord(cp, this.serializer, this.backend, linear.stateText);
     return {
       record: { ...record, state: linear.stateText, refs: linear.refs, chunks: linear.chunks },

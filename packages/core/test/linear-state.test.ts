@@ -31,7 +31,8 @@ function thread(serializer: Serializer = jsonSerializer, name = 't') {
     put(step: number, state: unknown): Stored {
       const linear = encodeLinear(state, { thread: name, step }, serializer, memo);
       let record: Stored;
-      if (linear === undefined) {
+      if (linear !== undefined) memo = linear.memo;
+      if (linear?.stateText === undefined) {
         record = {
           step,
           state: serializer.serialize(state, { thread: name, step, field: 'state' }),
@@ -46,7 +47,6 @@ function thread(serializer: Serializer = jsonSerializer, name = 't') {
           if (!chunks.has(c.id)) chunks.set(c.id, c.data);
           bytes += c.id.length + c.data.length;
         }
-        memo = linear.memo;
         record = { step, state: linear.stateText, refs: linear.refs };
         written.push(bytes);
       }
@@ -93,22 +93,27 @@ function expectExact(states: readonly unknown[], serializer?: Serializer) {
 const longList = (n: number, from = 0) => Array.from({ length: n }, (_, i) => msg(from + i));
 
 describe('linear state encoding', () => {
-  it('stores small states whole and large ones as a skeleton and chunks', () => {
+  it('stores small states whole, and large ones as a skeleton and chunks once they share parts', () => {
     const t = thread();
     expect(t.put(0, { n: 1, list: [1, 2, 3] }).refs).toEqual([]);
-    const large = t.put(1, { list: longList(40) });
+    // Nothing to share yet (or a state that changed everywhere): whole, as chunks would only add rows.
+    expect(t.put(1, { list: longList(40) }).refs).toEqual([]);
+    expect(t.put(2, { list: longList(40, 1000) }).refs).toEqual([]);
+    const large = t.put(3, { list: longList(41, 1000) });
     expect(large.refs.length).toBeGreaterThan(0);
     expect(large.state.length).toBeLessThan(200);
-    expect(t.read(large)).toEqual({ list: longList(40) });
+    expect(t.read(large)).toEqual({ list: longList(41, 1000) });
+    expect(t.put(4, { list: longList(42, 1000) }).refs.length).toBeGreaterThan(0);
   });
 
   it('an append writes only the new items', () => {
     const t = thread();
     t.put(0, { messages: longList(30) });
-    const before = t.chunks.size;
     t.put(1, { messages: longList(31) });
+    const before = t.chunks.size;
+    t.put(2, { messages: longList(32) });
     expect(t.chunks.size).toBe(before + 1);
-    expect(t.written[1]).toBeLessThan(200 * 2);
+    expect(t.written[2]).toBeLessThan(200 * 2);
   });
 
   it('reads every step exactly across every kind of change', () => {
@@ -188,24 +193,29 @@ describe('linear state encoding', () => {
 
   it('a missing chunk or a changed ref list is a CorruptCheckpointError naming it', () => {
     const t = thread();
-    const record = t.put(0, { messages: longList(30) });
+    t.put(0, { messages: longList(29) });
+    const record = t.put(1, { messages: longList(30) });
     const id = record.refs[0]!;
     const data = t.chunks.get(id)!;
     t.chunks.delete(id);
     expect(() => t.read(record)).toThrow(new RegExp(`chunk "${id}" is missing`));
     t.chunks.set(id, data);
     expect(() => t.read({ ...record, refs: record.refs.slice(1) })).toThrow(CorruptCheckpointError);
-    expect(() => t.read({ ...record, refs: record.refs.slice(1) })).toThrow(/references are not the ones/);
+    expect(() => t.read({ ...record, refs: record.refs.slice(1) })).toThrow(/chunk references, not the/);
     // A ref swapped for a chunk of another place: its content says where it goes, and does not fit.
-    const other = t.put(1, { other: longList(30, 500) });
-    const swapped = { ...record, refs: [...record.refs.slice(0, -1), other.refs[0]!] };
+    const other = t.put(2, { messages: longList(30), other: longList(30, 500) });
+    const foreign = other.refs.find((ref) => !record.refs.includes(ref))!;
+    const swapped = { ...record, refs: [...record.refs.slice(0, -1), foreign] };
     expect(() => t.read(swapped)).toThrow(CorruptCheckpointError);
   });
 
   it('with the encrypted serializer, a chunk moved to another id or thread fails authentication', () => {
     const serializer = encryptedSerializer({ keys: { k: randomBytes(32) }, current: 'k' });
-    const t = expectExact([{ messages: longList(30) }, { messages: longList(31) }], serializer);
-    const record = t.records[1]!;
+    const t = expectExact(
+      [{ messages: longList(29) }, { messages: longList(30) }, { messages: longList(31) }],
+      serializer,
+    );
+    const record = t.records[2]!;
     const [a, b] = record.refs;
     const dataA = t.chunks.get(a!)!;
     expect(dataA).toMatch(/^"flow-enc:/);

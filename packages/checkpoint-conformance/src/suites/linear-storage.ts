@@ -151,16 +151,17 @@ export const linearStorageSuite: ConformanceSuite = {
     it('a put that shares chunks a prune removed writes them again and reads exactly', async () => {
       const cp = await kit.create();
       const long = { messages: messages(40) };
-      await cp.put(new Checkpoint({ thread: 't', step: 10, state: long }));
-      // Step 3 shares step 10's first chunks and adds its own; pruning it leaves those unreferenced.
-      const short = { messages: [...messages(20), message(0, 'only-step-3')] };
+      const longer = { messages: messages(41) };
+      await putAll(cp, 't', [long, longer], 10);
+      // Step 3 shares step 11's first chunks and adds its own; pruning it leaves those unreferenced.
+      const short = { messages: [...messages(30), message(0, 'only-step-3')] };
       await cp.put(new Checkpoint({ thread: 't', step: 3, state: short }));
       expect(await cp.prune('t', { beforeStep: 5 })).toBe(1);
-      // This instance last wrote step 3: its next put references step 3's chunks, which may be gone.
-      const next = { messages: [...short.messages, message(1, 'step-11')] };
-      await cp.put(new Checkpoint({ thread: 't', step: 11, state: next }));
-      await expectExact(cp, 't', [long, next], 10);
-      if (kit.reopen) await expectExact(await kit.reopen(cp), 't', [long, next], 10);
+      // This instance last wrote step 3: its next put references step 3's chunks, which are gone.
+      const next = { messages: [...short.messages, message(1, 'step-12')] };
+      await cp.put(new Checkpoint({ thread: 't', step: 12, state: next }));
+      await expectExact(cp, 't', [long, longer, next], 10);
+      if (kit.reopen) await expectExact(await kit.reopen(cp), 't', [long, longer, next], 10);
     });
 
     if (kit.reopen) {

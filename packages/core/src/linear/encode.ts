@@ -13,7 +13,6 @@ import {
   MAX_RUN,
   type Node,
   plainKeys,
-  refsDigest,
   SMALL_STATE,
 } from './format.js';
 
@@ -23,7 +22,8 @@ export interface Segment {
   readonly start: number;
   readonly count: number;
   readonly level: number;
-  readonly id: string;
+  /** Undefined when the put that made it stored the state whole: its items are known, its chunk is not stored. */
+  readonly id: string | undefined;
 }
 
 /** A path's chunks in the last put, with the JSON text of each item: what the next put compares against. */
@@ -39,13 +39,26 @@ export interface ThreadMemo {
   readonly bytes: number;
 }
 
-/** A state encoded into a skeleton and chunks. */
+/**
+ * A state encoded into a skeleton and chunks, or (`stateText` undefined) better stored whole: nothing in it
+ * matches the thread's last put, so chunks would only add rows. The memo then records its parts unstored,
+ * so the next put that shares them writes them as chunks.
+ */
 export interface LinearState {
-  readonly stateText: string;
+  readonly stateText: string | undefined;
   readonly refs: string[];
   /** Chunks this put must store (the others it references are stored already). */
   readonly chunks: ChunkRecord[];
   readonly memo: ThreadMemo;
+  /** With the default serializer and a state stored whole: its text, made from the JSON form at hand. */
+  readonly wholeText?: string;
+}
+
+/** A chunk the walk will write if the state is stored linear: its data is made only then. */
+interface Pending {
+  readonly id: string;
+  readonly text: string;
+  readonly payload: () => unknown;
 }
 
 interface Place {
@@ -61,9 +74,11 @@ interface Place {
  */
 class Walk {
   readonly refs: string[] = [];
-  readonly chunks: ChunkRecord[] = [];
+  readonly pending: Pending[] = [];
   readonly parts = new Map<string, PathMemo>();
   bytes = 0;
+  /** Characters of the parts that match the last put's (stored or not): what storing linear would share. */
+  matched = 0;
   readonly #newId = idSource();
   readonly #json: boolean;
 
@@ -95,8 +110,10 @@ class Walk {
     const text = JSON.stringify(json);
     if (text.length < INLINE_PART) return [this.inline(value, json), text.length];
     const old = this.prev?.parts.get(path);
+    const same = old?.kind === 'c' && old.texts[0] === text;
+    if (same) this.matched += text.length;
     const seg =
-      old?.kind === 'c' && old.texts[0] === text
+      same && old.segs[0]!.id !== undefined
         ? old.segs[0]!
         : this.write(`[${JSON.stringify(path)},-1,${text}]`, -1, 1, 0, () => [path, -1, value]);
     this.keep(path, { kind: 'c', segs: [seg], texts: [text] });
@@ -174,9 +191,11 @@ class Walk {
       while (same < limit && old.texts[same] === texts[same]) same++;
       for (const seg of old.segs) {
         if (seg.start + seg.count > same) break;
-        segs.push(seg);
+        // A part the last put knew but stored whole is written now, as the chunk it would have been.
+        segs.push(seg.id === undefined ? plan(seg.start, seg.start + seg.count, seg.level) : seg);
         pos = seg.start + seg.count;
       }
+      if (pos > 0) this.matched += sizeOf(0, pos);
     }
     // The rest is new: one chunk when small; when large (a first put, an edit far back), chunks of the
     // largest level it fills, then of smaller ones, so the merges below find nothing to redo.
@@ -220,23 +239,31 @@ class Walk {
 
   private write(text: string, start: number, count: number, level: number, payload: () => unknown): Segment {
     const id = this.#newId();
-    const data = this.#json
-      ? text
-      : this.serializer.serialize(payload(), { ...this.place, field: 'chunk', chunk: id });
-    this.chunks.push({ id, data });
+    this.pending.push({ id, text, payload });
     return { start, count, level, id };
+  }
+
+  /** The new chunks' records: serialized only now that the state is stored linear. */
+  chunks(): ChunkRecord[] {
+    return this.pending.map(({ id, text, payload }) => ({
+      id,
+      data: this.#json
+        ? text
+        : this.serializer.serialize(payload(), { ...this.place, field: 'chunk', chunk: id }),
+    }));
   }
 
   private keep(path: string, memo: PathMemo): void {
     this.parts.set(path, memo);
-    for (const seg of memo.segs) this.refs.push(seg.id);
+    for (const seg of memo.segs) this.refs.push(seg.id!);
     for (const text of memo.texts) this.bytes += text.length;
   }
 }
 
 /**
  * Encodes `state` as a skeleton and chunks, sharing every chunk of `prev` (the thread's last put) whose text
- * is unchanged. `undefined` when the state is better stored whole: small, or nothing in it makes a chunk.
+ * is unchanged. `undefined` when the state is small or nothing in it makes a chunk; no `stateText` when
+ * nothing in it matches `prev` (a first put, a state that changed everywhere): then it is stored whole.
  * Throws what the serializer throws; the caller then encodes the state whole, which reports it properly.
  */
 export function encodeLinear(
@@ -246,18 +273,28 @@ export function encodeLinear(
   prev: ThreadMemo | undefined,
 ): LinearState | undefined {
   const walk = new Walk(prev, serializer, place);
-  const [root, size] = walk.part(state, toJsonValue(state), '', 0);
+  const json = toJsonValue(state);
+  const [root, size] = walk.part(state, json, '', 0);
   if (size < SMALL_STATE || walk.refs.length === 0) return undefined;
-  const skeleton = [FORMAT, refsDigest(walk.refs), root];
+  const memo = { parts: walk.parts, bytes: walk.bytes };
+  if (walk.matched === 0) {
+    const parts = new Map<string, PathMemo>();
+    for (const [path, part] of walk.parts) {
+      parts.set(path, { ...part, segs: part.segs.map((seg) => ({ ...seg, id: undefined })) });
+    }
+    return {
+      stateText: undefined,
+      refs: [],
+      chunks: [],
+      memo: { parts, bytes: walk.bytes },
+      ...(serializer === jsonSerializer ? { wholeText: JSON.stringify(json) } : {}),
+    };
+  }
+  const skeleton = [FORMAT, walk.refs.length, root];
   // With the default serializer the skeleton already holds JSON forms: its text is what serialize would make.
   const stateText =
     serializer === jsonSerializer
       ? JSON.stringify(skeleton)
       : serializer.serialize(skeleton, { ...place, field: 'state' });
-  return {
-    stateText,
-    refs: walk.refs,
-    chunks: walk.chunks,
-    memo: { parts: walk.parts, bytes: walk.bytes },
-  };
+  return { stateText, refs: walk.refs, chunks: walk.chunks(), memo };
 }

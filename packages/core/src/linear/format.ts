@@ -1,8 +1,8 @@
-import { createHash, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * The linear state format (docs/record.md, "Linear records"). A linear record's `state` is the serializer's
- * text of a skeleton `[1, digest, root]`: `root` is a node, `digest` vouches for the record's `refs`. Nodes:
+ * text of a skeleton `[1, count, root]`: `root` is a node, `count` the number of the record's `refs`. Nodes:
  *
  * - `['v', value]`: the value itself, inline;
  * - `['c', key]`: the value is the one chunk of `key`;
@@ -52,12 +52,6 @@ export type Node =
 /** The key of the child `name` of the node at `path` (the root's path is `''`). */
 export function childPath(path: string, name: string): string {
   return `${path}/${encodeURIComponent(name)}`;
-}
-
-/** Twelve base64url characters of SHA-256 over the sorted ids: the skeleton's pledge of which chunks it uses. */
-export function refsDigest(refs: readonly string[]): string {
-  const sorted = refs.length < 2 ? refs : [...refs].sort();
-  return createHash('sha256').update(sorted.join(',')).digest('base64url').slice(0, 12);
 }
 
 /**
