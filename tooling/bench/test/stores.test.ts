@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
+import { Checkpoint, type Checkpointer } from '@flow/core';
 import { keyRunPrefix, schemaRunPrefix } from '@flow/test-db';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -67,6 +69,28 @@ describe('every store the bench compares', () => {
         }).toEqual(perPut);
       } finally {
         await subject.close();
+      }
+    }
+  });
+
+  it('counts the chunks of linear states in the bytes of Postgres and Redis', async () => {
+    // Random text, so that no compression can make the chunks take less room than their text.
+    const noise = (n: number) => randomBytes(n).toString('base64url');
+    const state = { messages: Array.from({ length: 40 }, () => ({ role: 'tool', content: noise(3000) })) };
+    for (const backend of ['postgres', 'redis']) {
+      const opened = await suites.find((s) => s.id === backend)!.flowStore();
+      try {
+        const empty = await opened.storedBytes!();
+        const store = opened.store as Checkpointer;
+        await store.put(new Checkpoint({ thread: 't', step: 0, state }));
+        await store.put(new Checkpoint({ thread: 't', step: 1, state: { ...state, n: 1 } }));
+        // Two steps sharing one state's parts: stored once, counted once, and counted.
+        const grown = (await opened.storedBytes!()) - empty;
+        const text = JSON.stringify(state).length;
+        expect(grown, backend).toBeGreaterThan(text);
+        expect(grown, backend).toBeLessThan(1.8 * text);
+      } finally {
+        await opened.close();
       }
     }
   });
