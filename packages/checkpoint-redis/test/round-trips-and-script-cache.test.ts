@@ -131,31 +131,38 @@ describe('round trips of chunks (counted with MONITOR)', () => {
   const { prefix, cp, during } = watched({ stateStorage: 'linear' });
   // 60 parts of 2 KB: far over the inline limit all together, so they travel like a large state.
   const parts = (tag: string) =>
-    Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`p${i}`, `${tag} ${i} `.repeat(200)]));
+    Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`p${i}`, `${tag} ${i} `.repeat(400)]));
 
   it('a put whose new chunks are large is one MULTI: HSETNX of each chunk, then EVALSHA', async () => {
-    const { sent } = await during(() => cp.put(new Checkpoint({ thread: 'c', step: 0, state: parts('a') })));
+    // The thread's first put is whole (it has nothing to share); the next one stores every part as a chunk.
+    await cp.put(new Checkpoint({ thread: 'c', step: 0, state: parts('a') }));
+    const next = { ...parts('a'), p0: 'changed' };
+    const { sent } = await during(() => cp.put(new Checkpoint({ thread: 'c', step: 1, state: next })));
     const commands = sent.map((s) => s.args[0]);
     expect(commands[0]).toBe('multi');
     expect(commands.slice(-2)).toEqual(['evalsha', 'exec']);
     const staged = sent.filter((s) => s.args[0] === 'hsetnx');
+    expect(staged.length).toBeGreaterThan(1);
     expect(staged.length).toBe(commands.length - 3);
     expect(new Set(staged.map((s) => s.args[1]))).toEqual(new Set([`${prefix}:ch|c`]));
-    expect((await cp.get('c'))?.state).toEqual(parts('a'));
+    expect((await cp.get('c'))?.state).toEqual(next);
   });
 
   it('a put whose new chunks are small sends them as arguments of its one EVALSHA', async () => {
-    const next = { ...parts('a'), p0: 'changed' };
-    const { sent } = await during(() => cp.put(new Checkpoint({ thread: 'c', step: 1, state: next })));
+    const next = { ...parts('a'), p0: 'changed', p1: 'changed too' };
+    const { sent } = await during(() => cp.put(new Checkpoint({ thread: 'c', step: 2, state: next })));
     expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
     expect((await cp.get('c'))?.state).toEqual(next);
   });
 
   it('a conflicting put with large new chunks leaves none of them behind', async () => {
+    // Half the parts shared with the last put, half new: 60 KB of new chunks, HSETNX'd in the MULTI.
+    const fresh = parts('b');
+    const halfNew = { ...parts('a'), ...Object.fromEntries(Object.entries(fresh).slice(0, 30)) };
     const admin = plainClient();
     const before = await admin.hlen(`${prefix}:ch|c`);
     await expect(
-      cp.put(new Checkpoint({ thread: 'c', step: 1, state: parts('b') }), { ifRevision: 0 }),
+      cp.put(new Checkpoint({ thread: 'c', step: 2, state: halfNew }), { ifRevision: 0 }),
     ).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
     expect(await admin.hlen(`${prefix}:ch|c`)).toBe(before);
   });
