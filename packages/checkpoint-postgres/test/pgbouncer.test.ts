@@ -15,7 +15,8 @@ const harness: CheckpointerHarness<PostgresCheckpointer> = {
   reopen: async (cp) => new PostgresCheckpointer(bouncer, { schema: cp.schema, preparedStatements: false }),
   reopenWith: async (cp, options) =>
     new PostgresCheckpointer(bouncer, { schema: cp.schema, preparedStatements: false, ...options }),
-  countChunks: (cp, thread) => chunkCount(cp.schema, thread),
+  // Through the bouncer, like the checkpointer: the server behind it need not be `url`'s.
+  countChunks: (cp, thread) => chunkCount(cp.schema, thread, bouncer),
   openInChild: (cp) => ({
     module: new URL('../dist/index.js', import.meta.url),
     export: 'PostgresCheckpointer',
