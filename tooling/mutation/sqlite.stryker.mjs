@@ -12,6 +12,6 @@ export default mutationConfig({
     '!packages/checkpoint-sqlite/src/connection.ts',
     '!packages/checkpoint-sqlite/src/private-file.ts',
   ],
-  // Today's score, so it cannot drop unnoticed; the goal is 85 (see the kit's README).
-  breakAt: 75,
+  // Today's score (80.2), so it cannot drop unnoticed; the goal is 85 (see the kit's README).
+  breakAt: 80,
 });
