@@ -213,7 +213,9 @@ export abstract class BaseCheckpointer implements Checkpointer {
     let whole: CheckpointRecord | undefined;
     if (memo === undefined) {
       whole = encodeRecord(cp, this.serializer, this.backend);
-      if (whole.state.length < SMALL_STATE) return { record: whole };
+      // A state too large for a memo is stored whole: with no memo the next put could share nothing, and the
+      // walk would hold its parts' texts beside the whole text (a heap that fits a few states would not).
+      if (whole.state.length < SMALL_STATE || !this.#memos.fits(whole.state.length)) return { record: whole };
     }
     let linear: ReturnType<typeof encodeLinear>;
     try {

@@ -13,13 +13,18 @@ export class ThreadMemos {
     readonly maxBytes = 64 * 1024 * 1024,
   ) {}
 
+  /** Whether a memo of about `chars` characters of chunk text would be kept (see `set`). */
+  fits(chars: number): boolean {
+    return chars <= this.maxBytes / 4;
+  }
+
   get(thread: string): ThreadMemo | undefined {
     return this.#memos.get(thread);
   }
 
   set(thread: string, memo: ThreadMemo): void {
     this.delete(thread);
-    if (memo.bytes > this.maxBytes / 4) return;
+    if (!this.fits(memo.bytes)) return;
     this.#memos.set(thread, memo);
     this.#bytes += memo.bytes;
     for (const [oldest, old] of this.#memos) {
