@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { probePostgres } from './probe.js';
 
 /** Where the test PgBouncer listens unless `FLOW_TEST_PGBOUNCER_URL` names another. */
@@ -21,6 +22,38 @@ function throughBouncer(serverUrl: string, port: number): string {
   url.port = String(port);
   url.password = '';
   return url.toString();
+}
+
+/**
+ * Which server answers at `url`: its start time, to the microsecond (a public function, so any user can ask).
+ * Undefined when it cannot be asked.
+ */
+async function serverIdentity(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000, query_timeout: 2000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ started: string }>(
+      'SELECT pg_postmaster_start_time()::text AS started',
+    );
+    return rows[0]?.started;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Stops the daemon our pid file names, if that process is still a pgbouncer (a pid may have been reused). */
+function stopDaemon(dir: string): void {
+  try {
+    const pid = Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim());
+    if (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pgbouncer'))
+      return;
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
 }
 
 /** The pgbouncer.ini of a transaction-pooling bouncer that forwards every database to `server`. */
@@ -51,7 +84,8 @@ function config(server: URL, port: number, dir: string): string {
 
 /**
  * Makes sure a PgBouncer in transaction-pooling mode answers on `port` in front of `serverUrl`: reuses one
- * that already answers (so CI may start it beforehand, and parallel runs share it), else starts the
+ * that already answers in front of that same server (so CI may start it beforehand, and parallel runs share
+ * it); replaces one of ours that fronts another server (stopped by its pid file); else starts the
  * system's `pgbouncer` as a daemon (as `nobody` when run as root, which PgBouncer refuses to be).
  *
  * @throws when `pgbouncer` is not installed or does not come up within a few seconds (the message says so)
@@ -63,8 +97,21 @@ export async function ensurePgBouncer(serverUrl: string, port = PGBOUNCER_PORT):
       () => true,
       () => false,
     );
-  if (await answers()) return { url, stop: () => {} };
   const dir = join(tmpdir(), `flow-pgbouncer-${port}`);
+  if (await answers()) {
+    // Reused only when it fronts this very server: one left by a run against another server (an earlier cell
+    // of the version matrix, a run that was killed) would quietly test that server instead.
+    const [ours, theirs] = await Promise.all([serverIdentity(serverUrl), serverIdentity(url)]);
+    if (ours === undefined || ours === theirs) return { url, stop: () => {} };
+    stopDaemon(dir);
+    for (let i = 0; i < 50 && (await answers()); i++) await new Promise((r) => setTimeout(r, 100));
+    if (await answers()) {
+      throw new Error(
+        `the PgBouncer on port ${port} fronts another Postgres server than this run's and is not ours to stop ` +
+          '(no pid file of ours names it): stop it, or name another one with FLOW_TEST_PGBOUNCER_URL',
+      );
+    }
+  }
   mkdirSync(dir, { recursive: true });
   // The daemon runs as another user when we are root: it must read its files and write its log here.
   chmodSync(dir, 0o777);
@@ -83,13 +130,7 @@ export async function ensurePgBouncer(serverUrl: string, port = PGBOUNCER_PORT):
         `${started.error?.message ?? started.stderr}`,
     );
   }
-  const stop = () => {
-    try {
-      process.kill(Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim()), 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
-  };
+  const stop = () => stopDaemon(dir);
   for (let i = 0; i < 50 && !(await answers()); i++) await new Promise((r) => setTimeout(r, 100));
   if (!(await answers())) {
     stop();
