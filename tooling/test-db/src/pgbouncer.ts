@@ -44,16 +44,20 @@ async function serverIdentity(url: string): Promise<string | undefined> {
   }
 }
 
-/** Stops the daemon our pid file names, if that process is still a pgbouncer (a pid may have been reused). */
-function stopDaemon(dir: string): void {
+/**
+ * Stops the daemon our pid file names, if that process is still a pgbouncer (a pid may have been reused), and
+ * waits up to 5 s for it to be gone.
+ */
+async function stopDaemon(dir: string): Promise<void> {
+  let pid: number;
   try {
-    const pid = Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim());
-    if (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pgbouncer'))
-      return;
+    pid = Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim());
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pgbouncer')) return;
     process.kill(pid, 'SIGTERM');
   } catch {
-    // Already gone.
+    return; // No pid file, or that process is already gone.
   }
+  for (let i = 0; i < 50 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** The pgbouncer.ini of a transaction-pooling bouncer that forwards every database to `server`. */
@@ -103,14 +107,17 @@ export async function ensurePgBouncer(serverUrl: string, port = PGBOUNCER_PORT):
     // of the version matrix, a run that was killed) would quietly test that server instead.
     const [ours, theirs] = await Promise.all([serverIdentity(serverUrl), serverIdentity(url)]);
     if (ours === undefined || ours === theirs) return { url, stop: () => {} };
-    stopDaemon(dir);
-    for (let i = 0; i < 50 && (await answers()); i++) await new Promise((r) => setTimeout(r, 100));
+    await stopDaemon(dir);
     if (await answers()) {
       throw new Error(
         `the PgBouncer on port ${port} fronts another Postgres server than this run's and is not ours to stop ` +
           '(no pid file of ours names it): stop it, or name another one with FLOW_TEST_PGBOUNCER_URL',
       );
     }
+  } else {
+    // One of ours that does not answer (its server is gone: an earlier matrix cell's container) holds the
+    // port and the pid file: stopped first, or the new one could not start.
+    await stopDaemon(dir);
   }
   mkdirSync(dir, { recursive: true });
   // The daemon runs as another user when we are root: it must read its files and write its log here.
@@ -130,7 +137,9 @@ export async function ensurePgBouncer(serverUrl: string, port = PGBOUNCER_PORT):
         `${started.error?.message ?? started.stderr}`,
     );
   }
-  const stop = () => stopDaemon(dir);
+  const stop = () => {
+    void stopDaemon(dir);
+  };
   for (let i = 0; i < 50 && !(await answers()); i++) await new Promise((r) => setTimeout(r, 100));
   if (!(await answers())) {
     stop();
