@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ChunkRecord, CorruptCheckpointError, redactDecodeError } from '@flow/core';
+import { type ChunkRecord, redactDecodeError } from '@flow/core';
+import { corrupt, parseFileHeader } from './file-header.js';
 import { CHUNKS_DIR, chunkFileName, TEMP_PREFIX } from './layout.js';
 import { hasCode, mkdirPrivate, removeFile, syncDir } from './private-fs.js';
 import { commitFile, entriesOf, writeTemp } from './thread-dir.js';
@@ -34,21 +35,10 @@ export function encodeChunkFile(thread: string, chunk: ChunkRecord, rawJson: boo
   return Buffer.from(`${JSON.stringify(header).slice(0, -1)},"data":${data}}\n`);
 }
 
-function corrupt(path: string, detail: string, cause?: unknown): CorruptCheckpointError {
-  return new CorruptCheckpointError(path, detail, { backend: 'file', cause });
-}
-
 /** Parses a chunk file, checking that it holds `id` of `thread` and that its size matches. */
 export function decodeChunkFile(buf: Buffer, path: string, thread: string, id: string): ChunkRecord {
-  // Inside a JSON string every `"` follows a `\`: the first `,"data":` ends the header.
-  const at = buf.indexOf(DATA_MARK);
-  if (at < 0) throw corrupt(path, 'not a chunk file (no data field)');
-  let h: ChunkHeader;
-  try {
-    h = JSON.parse(`${buf.toString('utf8', 0, at)}}`) as ChunkHeader;
-  } catch (error) {
-    throw corrupt(path, `unreadable header: ${(error as Error).message}`, error);
-  }
+  const [parsed, start] = parseFileHeader(buf, DATA_MARK, path, 'not a chunk file (no data field)');
+  const h = parsed as ChunkHeader;
   const ok =
     typeof h === 'object' &&
     h !== null &&
@@ -63,7 +53,6 @@ export function decodeChunkFile(buf: Buffer, path: string, thread: string, id: s
       `holds chunk ${JSON.stringify(h.id)} of thread ${JSON.stringify(h.thread)}, not this one`,
     );
   }
-  const start = at + DATA_MARK.length;
   const end = start + h.dataBytes;
   const intact =
     end < buf.length &&

@@ -1,5 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
-import { type CheckpointRecord, CorruptCheckpointError, redactDecodeError } from '@flow/core';
+import { type CheckpointRecord, redactDecodeError } from '@flow/core';
+import { corrupt, parseFileHeader } from './file-header.js';
 import { isStageName } from './layout.js';
 import { hasCode } from './private-fs.js';
 
@@ -88,10 +89,6 @@ export function encodeStepFile(
   return Buffer.from(`${head.slice(0, -1)},"interruptPayload":${payload},"state":${state}}\n`);
 }
 
-function corrupt(path: string, detail: string, cause?: unknown): CorruptCheckpointError {
-  return new CorruptCheckpointError(path, detail, { backend: 'file', cause });
-}
-
 /**
  * Parses the header at the start of `buf`. Inside a JSON string every `"` follows a `\`, so the first
  * `,"interruptPayload":` in the file is the end of the header.
@@ -102,14 +99,13 @@ function parseHeader(
   thread: string | undefined,
   step: number,
 ): [StepHeader, number] {
-  const at = buf.indexOf(PAYLOAD_MARK);
-  if (at < 0) throw corrupt(path, 'not a step file (no interruptPayload field)');
-  let h: StepHeader;
-  try {
-    h = JSON.parse(`${buf.toString('utf8', 0, at)}}`) as StepHeader;
-  } catch (error) {
-    throw corrupt(path, `unreadable header: ${(error as Error).message}`, error);
-  }
+  const [parsed, end] = parseFileHeader(
+    buf,
+    PAYLOAD_MARK,
+    path,
+    'not a step file (no interruptPayload field)',
+  );
+  let h = parsed as StepHeader;
   if (typeof h === 'object' && h !== null && h.format === 3) h = { ...FORMAT_3_DEFAULTS, ...h };
   const ok =
     typeof h === 'object' &&
@@ -138,7 +134,7 @@ function parseHeader(
   if (typeof h.thread !== 'string' || (thread !== undefined && h.thread !== thread) || h.step !== step) {
     throw corrupt(path, `holds thread ${JSON.stringify(h.thread)} step ${h.step}, not this one`);
   }
-  return [h, at + PAYLOAD_MARK.length];
+  return [h, end];
 }
 
 /**

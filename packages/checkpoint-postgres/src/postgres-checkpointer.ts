@@ -93,6 +93,24 @@ interface PendingPut {
 /** Above every valid step: the "no bound" value of `list` and `prune`. */
 const NO_STEP_BOUND = MAX_STEP + 1;
 
+/** A record's values in the order of a put's first parameters (alone or grouped), `next` as given. */
+function recordValues(record: CheckpointRecord, next: unknown): unknown[] {
+  return [
+    record.thread,
+    record.step,
+    record.state,
+    next,
+    record.interrupted,
+    record.interruptNode,
+    record.interruptPayload,
+    toPgTimestamp(record.ts),
+    record.error,
+    record.meta,
+    statusOf(record),
+    threadSummaryOf(record),
+  ];
+}
+
 /**
  * A checkpointer on PostgreSQL (the `pg` driver): JSONB state, TIMESTAMPTZ times, a thread-summary table kept
  * in the same transaction as every write, versioned migrations applied by `setup()` under an advisory lock.
@@ -285,21 +303,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   async #putGroup(items: readonly PendingPut[]): Promise<GroupOutcome> {
     const columns: unknown[][] = Array.from({ length: GROUP_COLUMNS }, () => new Array(items.length));
     for (const [i, { record, ifRevision }] of items.entries()) {
-      const row = [
-        record.thread,
-        record.step,
-        record.state,
-        arrayLiteral(record.next),
-        record.interrupted,
-        record.interruptNode,
-        record.interruptPayload,
-        toPgTimestamp(record.ts),
-        record.error,
-        record.meta,
-        statusOf(record),
-        threadSummaryOf(record),
-        ifRevision ?? null,
-      ];
+      // A group's columns are arrays of one type each: the frontier goes as one text[] literal per row.
+      const row = [...recordValues(record, arrayLiteral(record.next)), ifRevision ?? null];
       for (let c = 0; c < GROUP_COLUMNS; c++) columns[c]![i] = row[c];
     }
     try {
@@ -319,20 +324,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     writes: WriteRecord[] | undefined,
     carried: HeldWrites | undefined,
   ): Promise<number> {
-    const values: unknown[] = [
-      record.thread,
-      record.step,
-      record.state,
-      record.next,
-      record.interrupted,
-      record.interruptNode,
-      record.interruptPayload,
-      toPgTimestamp(record.ts),
-      record.error,
-      record.meta,
-      statusOf(record),
-      threadSummaryOf(record),
-    ];
+    const values = recordValues(record, record.next);
     const refs = record.refs ?? [];
     const chunks = record.chunks ?? [];
     const linear = refs.length > 0 || chunks.length > 0;
