@@ -1,3 +1,4 @@
+import { storedRecord } from '@flow/checkpoint-conformance';
 import type { CheckpointRecord, ChunkRecord } from '@flow/core';
 import { createConnection, createPool } from 'mysql2/promise';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,20 +34,7 @@ function readCommittedPool(): MysqlPool {
 }
 
 function record(thread: string, step: number, refs?: string[], chunks: ChunkRecord[] = []): CheckpointRecord {
-  return {
-    thread,
-    step,
-    state: `{"step":${step}}`,
-    next: ['n'],
-    interrupted: false,
-    interruptNode: null,
-    interruptPayload: 'null',
-    ts: new Date().toISOString(),
-    revision: 0,
-    error: null,
-    meta: '{}',
-    ...(refs === undefined ? {} : { refs, chunks }),
-  };
+  return storedRecord(thread, step, refs === undefined ? {} : { refs, chunks });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,6 +5,7 @@ export type { CheckpointerCapabilities, CheckpointerHarness, Damage } from './ha
 export { DEFAULT_PROCESSES, DEFAULT_RACE_WIDTH, type Kit } from './kit.js';
 export { ChildPool, type RunInChildrenOptions, runInChildren } from './process/child-pool.js';
 export type { ChildOpener, ChildTask } from './process/child-spec.js';
+export { storedRecord } from './stored-record.js';
 export { closeSuite, describeClose } from './suites/close.js';
 export { damagedStorageSuite, describeDamagedStorage } from './suites/damaged-storage.js';
 export { describeDurability, durabilitySuite } from './suites/durability.js';

@@ -1,5 +1,6 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { storedRecord } from '@flow/checkpoint-conformance';
 import type { CheckpointRecord, ChunkRecord, Serializer } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
@@ -24,20 +25,7 @@ class Raw extends FileCheckpointer {
 }
 
 function record(thread: string, step: number, refs?: string[], chunks: ChunkRecord[] = []): CheckpointRecord {
-  return {
-    thread,
-    step,
-    state: `{"step":${step}}`,
-    next: ['n'],
-    interrupted: false,
-    interruptNode: null,
-    interruptPayload: 'null',
-    ts: new Date().toISOString(),
-    revision: 0,
-    error: null,
-    meta: '{}',
-    ...(refs === undefined ? {} : { refs, chunks }),
-  };
+  return storedRecord(thread, step, refs === undefined ? {} : { refs, chunks });
 }
 
 const chunk = (id: string, data = `"${id}"`): ChunkRecord => ({ id, data });

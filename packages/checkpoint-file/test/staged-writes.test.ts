@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { storedRecord } from '@flow/checkpoint-conformance';
 import { Checkpoint } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
@@ -66,19 +67,7 @@ describe('a put with writes killed after its step file, before publishing', () =
       ['a', 'k', 'staged'],
       ['b', 'k', 'also'],
     ]);
-    const record = {
-      thread: 't',
-      step: 1,
-      state: '{}',
-      next: ['n'],
-      interrupted: false,
-      interruptNode: null,
-      interruptPayload: 'null',
-      ts: new Date().toISOString(),
-      revision: 0,
-      error: null,
-      meta: '{}',
-    };
+    const record = storedRecord('t', 1, { state: '{}' });
     await writeFile(join(threadDir('t'), stepFileName(1)), encodeStepFile(record, 1, true, stage), {
       mode: 0o600,
     });

@@ -1,3 +1,4 @@
+import { storedRecord } from '@flow/checkpoint-conformance';
 import {
   type CheckpointRecord,
   type ChunkRecord,
@@ -43,21 +44,12 @@ function record(
   chunks: ChunkRecord[] = [],
   state = JSON.stringify({ step, refs }),
 ): CheckpointRecord {
-  return {
-    thread,
-    step,
+  return storedRecord(thread, step, {
     state,
-    next: ['n'],
-    interrupted: false,
-    interruptNode: null,
-    interruptPayload: 'null',
     ts: '2026-01-01T00:00:00.000Z',
-    revision: 0,
-    error: null,
-    meta: '{}',
     ...(refs.length > 0 ? { refs } : {}),
     ...(chunks.length > 0 ? { chunks } : {}),
-  };
+  });
 }
 
 const chunk = (id: string, data = JSON.stringify([id])): ChunkRecord => ({ id, data });

@@ -1,3 +1,4 @@
+import { storedRecord } from '@flow/checkpoint-conformance';
 import type { CheckpointRecord, ChunkRecord } from '@flow/core';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -18,21 +19,7 @@ class Raw extends SqliteCheckpointer {
 }
 
 function record(thread: string, step: number, refs: string[], chunks: ChunkRecord[] = []): CheckpointRecord {
-  return {
-    thread,
-    step,
-    state: `{"step":${step}}`,
-    next: ['n'],
-    interrupted: false,
-    interruptNode: null,
-    interruptPayload: 'null',
-    ts: new Date().toISOString(),
-    revision: 0,
-    error: null,
-    meta: '{}',
-    refs,
-    chunks,
-  };
+  return storedRecord(thread, step, { refs, chunks });
 }
 
 const chunk = (id: string, data = `"${id}"`): ChunkRecord => ({ id, data });
