@@ -26,6 +26,8 @@ export interface SqliteStatement {
   all(...params: unknown[]): unknown[];
   /** With `true`, rows come back as arrays of column values instead of objects; returns the statement. */
   raw(toggle?: boolean): SqliteStatement;
+  /** With `true`, a row comes back as its first column's value; returns the statement. */
+  pluck(toggle?: boolean): SqliteStatement;
 }
 
 /**

@@ -37,24 +37,43 @@ export type ThreadRow = [
   error: string | null,
 ];
 
-/** The named parameters of a write (SQLite binds no booleans: they become 0/1). */
-export function writeParams(record: CheckpointRecord) {
-  const done = record.next.length === 0 && !record.interrupted;
-  return {
-    thread: record.thread,
-    step: record.step,
-    ts: record.ts,
-    tsMs: Date.parse(record.ts),
-    next: JSON.stringify(record.next),
-    interrupted: record.interrupted ? 1 : 0,
-    done: done ? 1 : 0,
-    interruptNode: record.interruptNode,
-    interruptPayload: record.interruptPayload,
-    state: record.state,
-    error: record.error,
-    meta: record.meta,
-    refs: record.refs !== undefined && record.refs.length > 0 ? JSON.stringify(record.refs) : null,
-  };
+/** A write's values, in the order of `COLUMNS` (statements.ts); SQLite binds no booleans, so they become 0/1. */
+export type WriteValues = [
+  thread: string,
+  step: number,
+  ts: string,
+  tsMs: number,
+  next: string,
+  interrupted: number,
+  interruptNode: string | null,
+  interruptPayload: string,
+  state: string,
+  error: string | null,
+  meta: string,
+  refs: string | null,
+];
+
+/** The values a put binds. */
+export function writeValues(record: CheckpointRecord): WriteValues {
+  return [
+    record.thread,
+    record.step,
+    record.ts,
+    Date.parse(record.ts),
+    JSON.stringify(record.next),
+    record.interrupted ? 1 : 0,
+    record.interruptNode,
+    record.interruptPayload,
+    record.state,
+    record.error,
+    record.meta,
+    hasRefs(record) ? JSON.stringify(record.refs) : null,
+  ];
+}
+
+/** Whether a record references chunks (else its `state` is the whole state). */
+export function hasRefs(record: CheckpointRecord): boolean {
+  return record.refs !== undefined && record.refs.length > 0;
 }
 
 function parseRefs(text: string): string[] {

@@ -9,6 +9,18 @@ import {
 } from '@flow/core';
 import type { SqliteDatabase } from './driver.js';
 
+/** Migration 4's trigger moving the thread summary to the checkpoint just written (never edit: see below). */
+function summaryTrigger(name: string, event: string): string {
+  return `CREATE TRIGGER ${name} AFTER ${event} ON flow_checkpoints
+  BEGIN
+    INSERT INTO flow_threads (thread, latest_step, interrupted, done, ts, error)
+    VALUES (NEW.thread, NEW.step, NEW.interrupted, NEW.next = '[]' AND NEW.interrupted = 0, NEW.ts, NEW.error)
+    ON CONFLICT (thread) DO UPDATE SET latest_step = excluded.latest_step, interrupted = excluded.interrupted,
+      done = excluded.done, ts = excluded.ts, error = excluded.error
+    WHERE excluded.latest_step >= flow_threads.latest_step;
+  END;`;
+}
+
 /**
  * Every schema change, in order; a migration's version is its index + 1. Append, never edit: a database
  * records the versions it has applied in `flow_migrations` (core's version table, under this package's `flow_`
@@ -72,13 +84,21 @@ const STATEMENTS: readonly string[] = [
     data TEXT NOT NULL,
     PRIMARY KEY (thread, id)
   );`,
+  // 4. The thread summary is kept by triggers, not by a second statement: a put is then one statement, which
+  // SQLite runs as its own transaction (no BEGIN/COMMIT round trips). Every write of a checkpoint inserts it or
+  // bumps its revision; an edit of other columns (a repair by hand) leaves the summary alone. The summary
+  // follows the highest step: a write to an older step changes nothing. `done` is an empty frontier and not
+  // interrupted, as core's `statusOf` has it (`next` is stored as `JSON.stringify`, so empty is `'[]'`).
+  `${summaryTrigger('flow_threads_insert', 'INSERT')}
+  ${summaryTrigger('flow_threads_update', 'UPDATE OF revision')}`,
 ];
 
-/** The names recorded with the versions (the same changes as the Postgres package's, by the same names). */
+/** The names recorded with the versions (1–3: the same changes as the Postgres package's, by the same names). */
 const NAMES = [
   'checkpoints and thread summaries',
   'failed runs, meta, per-step writes and leases',
   'chunks and refs of linear state',
+  'thread summary kept by triggers',
 ];
 
 const MIGRATIONS: readonly Migration<SqliteDatabase>[] = STATEMENTS.map((sql, i) => ({

@@ -27,15 +27,15 @@ import { openPrivateFile } from './private-file.js';
 import {
   type CheckpointRow,
   type ChunkRow,
+  hasRefs,
   rowToRecord,
   rowToThreadInfo,
   type ThreadRow,
-  writeParams,
+  type WriteValues,
+  writeValues,
 } from './rows.js';
 import { migrate } from './schema.js';
 import { prepareStatements, type Statements } from './statements.js';
-
-type WriteParams = ReturnType<typeof writeParams>;
 
 /** A `flow_leases` row as `leaseOf` selects it. */
 interface StoredLease {
@@ -82,13 +82,14 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   #db: SqliteDatabase | undefined;
   #statements: Statements | undefined;
   #group: GroupCommit | undefined;
-  #write:
-    | ((params: WriteParams, ifRevision: number | undefined, record: CheckpointRecord) => number)
+  /** A put on its own: one statement when it can be (see `initialize`). */
+  #put:
+    | ((values: WriteValues, ifRevision: number | undefined, record: CheckpointRecord) => number)
     | undefined;
   #remove: ((thread: string) => number) | undefined;
   #writeWith:
     | ((
-        params: WriteParams,
+        values: WriteValues,
         ifRevision: number | undefined,
         record: CheckpointRecord,
         writes: WriteRecord[],
@@ -136,27 +137,28 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     const s = prepareStatements(db);
     this.#statements = s;
     this.#group = new GroupCommit(db);
-    const put = (params: WriteParams, ifRevision: number | undefined, record: CheckpointRecord) => {
-      const row = (
-        ifRevision === undefined
-          ? s.upsert.get(params)
-          : ifRevision === 0
-            ? s.insertNew.get(params)
-            : s.updateAt.get({ ...params, expected: ifRevision })
-      ) as { revision: number } | undefined;
-      if (row === undefined) {
-        const stored = s.revision.get(params) as { revision: number } | undefined;
+    /** The stored revision after the put, or undefined on a conflict (nothing written). */
+    const putRow = (values: WriteValues, ifRevision: number | undefined) =>
+      (ifRevision === undefined
+        ? s.upsert.get(values)
+        : ifRevision === 0
+          ? s.insertNew.get(values)
+          : s.updateAt.get(values, ifRevision)) as number | undefined;
+    const put = (values: WriteValues, ifRevision: number | undefined, record: CheckpointRecord) => {
+      const revision = putRow(values, ifRevision);
+      if (revision === undefined) {
+        const [thread, step] = values;
+        const stored = s.revision.get(thread, step) as number | undefined;
         throw new CheckpointConflict({
-          thread: params.thread,
-          step: params.step,
+          thread,
+          step,
           expected: ifRevision ?? 0,
-          actual: stored?.revision ?? 0,
+          actual: stored ?? 0,
           backend: this.backend,
         });
       }
       storeChunks(record);
-      s.touchThread.run(params);
-      return row.revision;
+      return revision;
     };
     // In the put's own transaction (a savepoint inside a group), so a throw here stores nothing of the put.
     const storeChunks = (record: CheckpointRecord) => {
@@ -176,17 +178,25 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     const addWrites = (thread: string, step: number, writes: WriteRecord[]) => {
       for (const w of writes) s.addWrite.run({ thread, step, node: w.node, key: w.key, value: w.value });
     };
-    this.#write = db.transaction(put).immediate;
+    const putInTransaction = db.transaction(put).immediate;
+    // A whole-state put is one statement (the triggers keep the summary), which SQLite commits on its own, or
+    // which joins the group's transaction: no BEGIN/COMMIT of its own, no savepoint. A conflict is answered by
+    // the put again in a transaction, so `actual` is read in the snapshot that conflicted. A put with chunks
+    // stores them in its own transaction (a savepoint inside a group), so a throw there stores nothing.
+    this.#put = (values, ifRevision, record) =>
+      hasRefs(record)
+        ? putInTransaction(values, ifRevision, record)
+        : (putRow(values, ifRevision) ?? putInTransaction(values, ifRevision, record));
     // One transaction: a conflict throws before any write is added, and rolls back nothing else.
     this.#writeWith = db.transaction(
       (
-        params: WriteParams,
+        values: WriteValues,
         ifRevision: number | undefined,
         record: CheckpointRecord,
         writes: WriteRecord[],
       ) => {
-        const revision = put(params, ifRevision, record);
-        addWrites(params.thread, params.step, writes);
+        const revision = put(values, ifRevision, record);
+        addWrites(record.thread, record.step, writes);
         return revision;
       },
     ).immediate;
@@ -231,8 +241,8 @@ export class SqliteCheckpointer extends BaseCheckpointer {
 
   // Puts (and a node's writes) join a group commit: concurrent runs share one transaction and one fsync.
   protected writeRecord(record: CheckpointRecord, ifRevision: number | undefined): Promise<number> {
-    const params = writeParams(record);
-    return this.#group!.add(() => this.#write!(params, ifRevision, record));
+    const values = writeValues(record);
+    return this.#group!.add(() => this.#put!(values, ifRevision, record));
   }
 
   protected override writeRecordWithWrites(
@@ -240,8 +250,8 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     ifRevision: number | undefined,
     writes: WriteRecord[],
   ): Promise<number> {
-    const params = writeParams(record);
-    return this.#group!.add(() => this.#writeWith!(params, ifRevision, record, writes));
+    const values = writeValues(record);
+    return this.#group!.add(() => this.#writeWith!(values, ifRevision, record, writes));
   }
 
   protected override writeWrites(thread: string, step: number, writes: WriteRecord[]): Promise<void> {
@@ -349,7 +359,7 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     this.#group?.flush();
     this.#group = undefined;
     this.#statements = undefined;
-    this.#write = undefined;
+    this.#put = undefined;
     this.#remove = undefined;
     this.#writeWith = undefined;
     this.#snapshot = undefined;

@@ -5,12 +5,16 @@ import type { SqliteDatabase, SqliteStatement } from './driver.js';
 // `nullif`: the usual payload, JSON `null`, comes back as SQL NULL, which costs the driver no string.
 const READ_COLUMNS =
   "step, revision, ts, next, interrupted, interrupt_node, nullif(interrupt_payload, 'null'), state, error, nullif(meta, '{}'), refs";
-const VALUES =
-  '@thread, @step, 1, @ts, @tsMs, @next, @interrupted, @interruptNode, @interruptPayload, @state, @error, @meta, @refs';
-const INSERT = `INSERT INTO flow_checkpoints (thread, step, revision, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta, refs) VALUES (${VALUES})`;
-const SET = `ts = @ts, ts_ms = @tsMs, next = @next, interrupted = @interrupted,
-  interrupt_node = @interruptNode, interrupt_payload = @interruptPayload, state = @state, error = @error,
-  meta = @meta, refs = @refs`;
+// Writes bind by position too, in the order of `WriteValues` (rows.ts).
+const COLUMNS =
+  'thread, step, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta, refs';
+const INSERT = `INSERT INTO flow_checkpoints (revision, ${COLUMNS}) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/** The columns a write sets on a stored row, from `source` (the values of the put). */
+const set = (source: string) =>
+  COLUMNS.split(', ')
+    .slice(2)
+    .map((c) => `${c} = ${source}.${c}`)
+    .join(', ');
 /** The steps `list` reads: (thread, beforeStep, limit). */
 const LISTED = 'FROM flow_checkpoints WHERE thread = ? AND step < ? ORDER BY step DESC LIMIT ?';
 /** The steps `prune` removes: never the latest, so the summary (which describes it) stays right without a write. */
@@ -34,21 +38,21 @@ export const STATUS_FILTER: Record<ThreadStatus | 'any', string> = {
 
 /** The SQL of every statement the checkpointer runs, by role (tests inspect their query plans). */
 export const SQL = {
-  /** Unconditional put: insert at revision 1, or bump the stored revision. */
-  upsert: `${INSERT} ON CONFLICT (thread, step) DO UPDATE SET revision = revision + 1, ${SET} RETURNING revision`,
-  /** `ifRevision: 0`: insert only when nothing is stored; no row back means a conflict. */
+  // Each write is one statement: the triggers of schema version 4 keep the thread summary in it.
+  /** Unconditional put (values): insert at revision 1, or bump the stored revision. */
+  upsert: `${INSERT} ON CONFLICT (thread, step) DO UPDATE SET revision = revision + 1, ${set('excluded')}
+    RETURNING revision`,
+  /** `ifRevision: 0` (values): insert only when nothing is stored; no row back means a conflict. */
   insertNew: `${INSERT} ON CONFLICT (thread, step) DO NOTHING RETURNING revision`,
-  /** `ifRevision: n > 0`: update only at revision n; no row back means a conflict. */
-  updateAt: `UPDATE flow_checkpoints SET revision = revision + 1, ${SET}
-    WHERE thread = @thread AND step = @step AND revision = @expected RETURNING revision`,
-  /** Read only after a conflict, to report `actual`. */
-  revision: 'SELECT revision FROM flow_checkpoints WHERE thread = @thread AND step = @step',
-  /** The summary follows the highest step; a write to an older step leaves it alone. */
-  touchThread: `INSERT INTO flow_threads (thread, latest_step, interrupted, done, ts, error)
-    VALUES (@thread, @step, @interrupted, @done, @ts, @error)
-    ON CONFLICT (thread) DO UPDATE SET latest_step = excluded.latest_step, interrupted = excluded.interrupted,
-      done = excluded.done, ts = excluded.ts, error = excluded.error
-    WHERE excluded.latest_step >= flow_threads.latest_step`,
+  /** `ifRevision: n > 0` (values, n): update only at revision n; no row back means a conflict. */
+  updateAt: `UPDATE flow_checkpoints SET revision = revision + 1, ${set('v')}
+    FROM (SELECT ${COLUMNS.split(', ')
+      .map((c) => `? AS ${c}`)
+      .join(', ')}) AS v
+    WHERE flow_checkpoints.thread = v.thread AND flow_checkpoints.step = v.step AND revision = ?
+    RETURNING revision`,
+  /** (thread, step): read only after a conflict, to report `actual`. */
+  revision: 'SELECT revision FROM flow_checkpoints WHERE thread = ? AND step = ?',
   // Reads bind by position and return arrays (`READS`): for a 2 KB checkpoint that is a quarter of the
   // time of named parameters and row objects, and reads are what the raw driver is measured against.
   /** (thread) */
@@ -112,6 +116,8 @@ export type Statements = Prepared<typeof SQL>;
 
 /** The statements whose rows come back as arrays (`raw`), in the order they select. */
 const READS = new Set(['latest', 'at', 'list', 'threads', 'chunksOf', 'chunksOfList', 'missingChunk']);
+/** The statements that answer one value (`pluck`): the stored revision. */
+const REVISIONS = new Set(['upsert', 'insertNew', 'updateAt', 'revision']);
 
 function prepareAll<T extends object>(db: SqliteDatabase, sql: T, raw = false): Prepared<T> {
   return Object.fromEntries(
@@ -119,6 +125,7 @@ function prepareAll<T extends object>(db: SqliteDatabase, sql: T, raw = false): 
       const asArrays = raw || READS.has(key);
       if (typeof value !== 'string') return [key, prepareAll(db, value as object, asArrays)];
       const statement = db.prepare(value);
+      if (REVISIONS.has(key)) return [key, statement.pluck(true)];
       return [key, asArrays ? statement.raw(true) : statement];
     }),
   ) as Prepared<T>;

@@ -91,13 +91,14 @@ describe('a database of schema version 1', () => {
     await checkpointer.close();
     const db = new Database(file, { readonly: true });
     expect(db.prepare('SELECT version FROM flow_migrations ORDER BY version').pluck().all()).toEqual([
-      1, 2, 3,
+      1, 2, 3, 4,
     ]);
     // The version table of the first release had no names: its row keeps an empty one, the new row has its own.
     expect(db.prepare('SELECT version, name FROM flow_migrations ORDER BY version').raw().all()).toEqual([
       [1, ''],
       [2, 'failed runs, meta, per-step writes and leases'],
       [3, 'chunks and refs of linear state'],
+      [4, 'thread summary kept by triggers'],
     ]);
     db.close();
   });

@@ -75,7 +75,7 @@ describe('a database of schema version 2', () => {
     await checkpointer.close();
     const after = new Database(file, { readonly: true });
     expect(after.prepare('SELECT version FROM flow_migrations ORDER BY version').pluck().all()).toEqual([
-      1, 2, 3,
+      1, 2, 3, 4,
     ]);
     after.close();
   });

@@ -6,8 +6,8 @@ import { SqliteCheckpointer } from '../../src/index.js';
 
 /**
  * Database files as earlier releases left them, for the kit's "other releases" suite: the fixtures the
- * package's own upgrade tests read (schema-v1.db: versions recorded without names; schema-v2.db: with names),
- * each written through the released code of its schema version.
+ * package's own upgrade tests read (schema-v1.db: versions recorded without names; schema-v2.db and
+ * schema-v3.db: with names), each written through the released code of its schema version.
  */
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 
@@ -31,6 +31,8 @@ export const earlierReleases = {
   'schema 2, versions recorded without names': async () =>
     copyOf('schema-v2.db', (db) => db.exec('ALTER TABLE flow_migrations DROP COLUMN name')),
   'schema 2, versions recorded with names': async () => copyOf('schema-v2.db'),
+  // Schema 3 kept the thread summary with a statement of its own in each put, not by triggers.
+  'schema 3, linear states, summary kept by the code': async () => copyOf('schema-v3.db'),
 };
 
 /** A file set up by this release, then given a schema version past every one it knows, as a newer release would. */
