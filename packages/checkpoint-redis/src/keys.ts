@@ -46,6 +46,8 @@ export interface KeyLayout {
   readonly buckets: number;
   /** The bucket of a thread: its keys and its index entries share that bucket's hash slot. */
   bucketOf(thread: string): number;
+  /** The hash tag of a bucket's keys, right after `<kind>|` ('' on a single node). */
+  tag(bucket: number): string;
   /** Checkpoints of a thread (hash), all but their states. */
   checkpoints(thread: string): string;
   /** The state of one step (string). */
@@ -122,6 +124,7 @@ export function keyLayout(prefix: string, { cluster = false }: { cluster?: boole
     prefix,
     buckets,
     bucketOf,
+    tag,
     checkpoints: (thread) => cp(thread) + thread,
     state: (thread, step) => `${st(thread)}${step}|${thread}`,
     statePrefix: st,

@@ -25,7 +25,7 @@ import {
   UnreadableThreadSummary,
   type WriteRecord,
 } from '@flow/core';
-import type { Redis } from 'ioredis';
+import { type Redis, ReplyError } from 'ioredis';
 import {
   assertClient,
   createClient,
@@ -46,8 +46,10 @@ import {
   groups,
   UnreadableEntry,
   writeArgs,
+  writeField,
 } from './codec.js';
 import { indexKeys, type KeyLayout, keyLayout, threadKeys } from './keys.js';
+import { PutBatches, type PutReply } from './put-batch.js';
 import { type QueuedCommand, runScript, runScriptInMulti } from './run-script.js';
 import {
   ACQUIRE_LEASE,
@@ -105,7 +107,9 @@ export interface RedisCheckpointerOptions extends BaseCheckpointerOptions {
 
 /**
  * Checkpoints in Redis through ioredis. Every write is one Lua script call (for a large state, in one MULTI
- * with the SET of the state: still one round trip), so conditional puts are atomic across processes; `listThreads` pages through sorted-set indexes without reading state.
+ * with the SET of the state: still one round trip), so conditional puts are atomic across processes; puts
+ * that arrive together share one call, each still on its own (`PutBatches`); `listThreads` pages through
+ * sorted-set indexes without reading state.
  * Redis is durable only with AOF or RDB persistence configured: see the README.
  *
  * @example
@@ -129,6 +133,11 @@ export class RedisCheckpointer extends BaseCheckpointer {
   readonly #create: boolean;
   /** The layout version this instance writes: single-node and cluster layouts differ. */
   readonly #format: string;
+  /** Per bucket: its five index keys, the put script's KEYS. */
+  readonly #indexKeys: string[][];
+  /** Per bucket: what a put script call's ARGV starts with (the key prefix, the bucket's hash tag). */
+  readonly #scriptHead: RedisArg[][];
+  readonly #batches = new PutBatches((bucket, puts) => this.#sendPuts(bucket, puts));
 
   /**
    * @param urlOrClient a `redis://` or `rediss://` URL (the checkpointer creates a client and `close()`
@@ -166,6 +175,12 @@ export class RedisCheckpointer extends BaseCheckpointer {
       this.client = urlOrClient;
     }
     this.prefix = this.#keys.prefix;
+    const buckets = Array.from({ length: this.#keys.buckets }, (_, bucket) => bucket);
+    this.#indexKeys = buckets.map((bucket) => {
+      const { all, running, interrupted, done, failed } = this.#keys.index(bucket);
+      return [all, running, interrupted, done, failed];
+    });
+    this.#scriptHead = buckets.map((bucket) => [`${this.prefix}:`, this.#keys.tag(bucket)]);
     this.#format =
       this.#keys.buckets === 1 ? FORMAT_VERSION : `${FORMAT_VERSION}-cluster-${this.#keys.buckets}`;
   }
@@ -268,58 +283,52 @@ export class RedisCheckpointer extends BaseCheckpointer {
   ): Promise<number> {
     const keys = this.#keys;
     const thread = record.thread;
-    const step = record.step;
-    const scriptKeys = [
-      ...threadKeys(keys, thread),
-      ...indexKeys(keys, thread),
-      keys.state(thread, step),
-      keys.writes(thread, step),
-      keys.writeSteps(thread),
-      keys.chunks(thread),
-    ];
-    const head = [
-      thread,
-      step,
-      ifRevision ?? '',
-      Date.parse(record.ts),
-      encodeMeta(record),
-      record.interruptPayload,
-      statusOf(record),
-      record.ts,
-      writes.length,
-    ];
-    // A small state rides along as a script argument (one command); a large one is SET first in the same
-    // MULTI, since Redis copies script arguments into Lua (see keys.ts). The same goes for the put's new
-    // chunks, all together: small ones are arguments, large ones are HSETNX'd in the MULTI before the script.
+    // A small state rides along as a script argument; a large one is SET first in a MULTI of its own, since
+    // Redis copies script arguments into Lua (see keys.ts). The same goes for the put's new chunks, all
+    // together: small ones are arguments, large ones are HSETNX'd in the MULTI before the script.
     const inline = record.state.length <= INLINE_STATE_LIMIT;
     const chunks = record.chunks ?? [];
     let chunkChars = 0;
     for (const chunk of chunks) chunkChars += chunk.data.length;
     const chunksInline = chunkChars <= INLINE_STATE_LIMIT;
     const args: RedisArg[] = [
-      ...head,
+      thread,
+      record.step,
+      ifRevision ?? '',
+      Date.parse(record.ts),
+      encodeMeta(record),
+      record.interruptPayload,
+      statusOf(record),
+      record.ts,
       inline ? 'inline' : 'staged',
       inline ? record.state : '',
       encodeRefs(record.refs),
+      threadSummaryOf(record),
       chunksInline ? chunks.length : 0,
+      writes.length,
     ];
     if (chunksInline) for (const chunk of chunks) args.push(chunk.id, chunk.data);
-    args.push(...writeArgs(writes), threadSummaryOf(record));
-    let reply: [number, number | string];
-    if (inline && chunksInline) reply = (await this.call(PUT, scriptKeys, args)) as typeof reply;
+    for (const w of writes) args.push(writeField(w), w.value);
+    const bucket = keys.bucketOf(thread);
+    let reply: PutReply;
+    if (inline && chunksInline) reply = await this.#batches.put(bucket, args);
     else {
       const prelude: QueuedCommand[] = [];
       if (!inline) prelude.push(['set', keys.incoming(thread), record.state]);
       const staged = chunksInline ? [] : chunks;
       for (const chunk of staged) prelude.push(['hsetnx', keys.chunks(thread), chunk.id, chunk.data]);
-      const ran = await runScriptInMulti(this.client, prelude, PUT, scriptKeys, args);
-      reply = ran.reply as typeof reply;
+      const ran = await runScriptInMulti(this.client, prelude, PUT, this.#indexKeys[bucket]!, [
+        ...this.#scriptHead[bucket]!,
+        ...args,
+      ]);
+      reply = (ran.reply as PutReply[])[0]!;
       if (reply[0] !== 1)
         await this.#unstage(thread, staged, ran.prelude.slice(prelude.length - staged.length));
     }
     const [written, answer] = reply;
     if (written === 1) return Number(answer);
     if (written === 2) throw new MissingChunkError({ thread, id: String(answer), backend: this.backend });
+    if (written === 3) throw new ReplyError(String(answer));
     throw new CheckpointConflict({
       thread: record.thread,
       step: record.step,
@@ -327,6 +336,13 @@ export class RedisCheckpointer extends BaseCheckpointer {
       actual: Number(answer),
       backend: this.backend,
     });
+  }
+
+  /** One put script call for puts of one bucket (see `PutBatches`). */
+  #sendPuts(bucket: number, puts: readonly (readonly RedisArg[])[]): Promise<unknown> {
+    const args: RedisArg[] = [...this.#scriptHead[bucket]!];
+    for (const put of puts) for (const arg of put) args.push(arg);
+    return this.call(PUT, this.#indexKeys[bucket]!, args);
   }
 
   /**

@@ -21,86 +21,114 @@ function lua(name: string, body: string): LuaScript {
 // thread's chunks hash (ids are [0-9A-Za-z._-], so a comma separates them).
 
 /**
- * put: the revision check, the chunks check, the write, the summary, the thread index, the step's chunks and
- * writes, in one atomic call. A small state comes as ARGV[11] and goes to the N:s field. A large one was `SET`
- * under `incoming` by the same MULTI, and is moved to the step's state key (or deleted when nothing is
- * written). Either way the other place is cleared, so a step overwritten with a state of the other size is
- * never read twice.
- * KEYS: checkpoints, steps, head, incoming, the five indexes, the step's state key, its writes hash, the
- * thread's write steps, the thread's chunks hash.
- * ARGV: thread, step, ifRevision ('' = unconditional), epoch ms, meta, payload, status (core's statusOf),
- * ts, the number n of writes, 'inline' or 'staged', the small state ('' when staged), the refs
- * (comma-separated, '' for a whole state), the number k of new chunks, then k (id, data) pairs, then n
- * (field, value) pairs of writes, then, last, the thread summary (core's threadSummaryOf).
- * Returns {1, new revision}, {0, stored revision} on conflict, or {2, id} when the ref `id` is neither
- * stored nor new with this put; nothing is written in the last two cases (no chunk, no write).
+ * put: one or more puts, each in turn and each on its own: its revision check, its chunks check, the write,
+ * the summary, the thread index, the step's chunks and writes. Puts that arrive together share the call (one
+ * round trip, one script run); a put whose condition does not hold, or that fails, writes nothing and answers
+ * for itself alone, and the next put runs as if it had come alone.
+ * A small state comes as an argument and goes to the N:s field. A large one was `SET` under `incoming` by the
+ * same MULTI (such a put comes alone), and is moved to the step's state key (or deleted when nothing is
+ * written). Either way, for a step stored before, the other place is cleared, so a step overwritten with a
+ * state of the other size is never read twice (a step never stored has neither: its N:r is the first field
+ * written and the last removed).
+ * Keys are made here from the thread ids (all of one cluster bucket, so of one slot): `<prefix>:<kind>|` then
+ * the bucket's hash tag, then the thread (the state and writes keys put `<N>|` before it).
+ * KEYS: the bucket's five indexes (all, running, interrupted, done, failed).
+ * ARGV: `<prefix>:`, the hash tag ('' on a single node), then per put: thread, step, ifRevision ('' =
+ * unconditional), epoch ms, meta, payload, status (core's statusOf), ts, 'inline' or 'staged', the small state
+ * ('' when staged), the refs (comma-separated, '' for a whole state), the thread summary (core's
+ * threadSummaryOf), the number k of new chunks, the number n of writes, then k (id, data) pairs, then n
+ * (field, value) pairs of writes.
+ * Returns one reply per put: {1, new revision}, {0, stored revision} on conflict, {2, id} when the ref `id` is
+ * neither stored nor new with this put, or {3, message} when a command of the put failed; nothing is written
+ * in the middle two cases (no chunk, no write).
  */
 export const PUT = lua(
   'put',
-  `local step = ARGV[2]
-local rfield = step .. ':r'
-local staged = ARGV[10] == 'staged'
-local current = tonumber(redis.call('HGET', KEYS[1], rfield) or '0')
-if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= current then
-  if staged then redis.call('DEL', KEYS[4]) end
-  return {0, current}
-end
-local refs = ARGV[12]
-local k = tonumber(ARGV[13])
-local last_chunk = 13 + 2 * k
-if refs ~= '' then
-  local new = {}
-  for i = 14, last_chunk, 2 do new[ARGV[i]] = true end
-  for id in string.gmatch(refs, '[^,]+') do
-    if not new[id] and redis.call('HEXISTS', KEYS[13], id) == 0 then
-      if staged then redis.call('DEL', KEYS[4]) end
-      return {2, id}
+  `local P, tag = ARGV[1], ARGV[2]
+local status_key = {running = 2, interrupted = 3, done = 4, failed = 5}
+local function put(i, k, n)
+  local thread, step = ARGV[i], ARGV[i + 1]
+  local staged = ARGV[i + 8] == 'staged'
+  local cp = P .. 'cp|' .. tag .. thread
+  local incoming = staged and (P .. 'in|' .. tag .. thread)
+  local rfield = step .. ':r'
+  local current = tonumber(redis.call('HGET', cp, rfield) or '0')
+  if ARGV[i + 2] ~= '' and tonumber(ARGV[i + 2]) ~= current then
+    if staged then redis.call('DEL', incoming) end
+    return {0, current}
+  end
+  local refs = ARGV[i + 10]
+  local chunks = P .. 'ch|' .. tag .. thread
+  local first_chunk, last_chunk = i + 14, i + 13 + 2 * k
+  if refs ~= '' then
+    local new = {}
+    for j = first_chunk, last_chunk, 2 do new[ARGV[j]] = true end
+    for id in string.gmatch(refs, '[^,]+') do
+      if not new[id] and redis.call('HEXISTS', chunks, id) == 0 then
+        if staged then redis.call('DEL', incoming) end
+        return {2, id}
+      end
     end
   end
-end
--- Every read before the first write: Redis does not roll back a script that fails half-way.
-if staged and redis.call('EXISTS', KEYS[4]) == 0 then
-  return redis.error_reply('ERR the state of this put did not arrive (its SET failed)')
-end
-local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
-local head = redis.call('HMGET', KEYS[3], 'status', 'i')
-local previous, listed = head[1], head[2]
-local summary = ARGV[#ARGV]
-local revision = redis.call('HINCRBY', KEYS[1], rfield, 1)
-if staged then
-  redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6])
-  redis.call('HDEL', KEYS[1], step .. ':s')
-  redis.call('RENAME', KEYS[4], KEYS[10])
-else
-  redis.call('HSET', KEYS[1], step .. ':t', ARGV[4], step .. ':m', ARGV[5], step .. ':p', ARGV[6], step .. ':s', ARGV[11])
-  redis.call('DEL', KEYS[10])
-end
-if refs ~= '' then
-  redis.call('HSET', KEYS[1], step .. ':f', refs)
-else
-  redis.call('HDEL', KEYS[1], step .. ':f')
-end
-for i = 14, last_chunk, 2 do redis.call('HSETNX', KEYS[13], ARGV[i], ARGV[i + 1]) end
-redis.call('ZADD', KEYS[2], step, step)
-if not latest or tonumber(step) >= tonumber(latest) then
-  local status_key = {running = 6, interrupted = 7, done = 8, failed = 9}
-  local status = ARGV[7]
-  redis.call('HSET', KEYS[3], 'step', step, 'status', status, 'ts', ARGV[8], 'm', ARGV[5], 'i', summary)
-  if listed then
-    local was = ARGV[1] .. '\\0' .. listed
-    redis.call('ZREM', KEYS[5], was)
-    if previous and status_key[previous] then redis.call('ZREM', KEYS[status_key[previous]], was) end
+  -- Every read before the first write: Redis does not roll back a script that fails half-way.
+  if staged and redis.call('EXISTS', incoming) == 0 then
+    return {3, 'ERR the state of this put did not arrive (its SET failed)'}
   end
-  local member = ARGV[1] .. '\\0' .. summary
-  redis.call('ZADD', KEYS[5], 0, member)
-  redis.call('ZADD', KEYS[status_key[status]], 0, member)
+  local head_key = P .. 'head|' .. tag .. thread
+  local head = redis.call('HMGET', head_key, 'step', 'status', 'i')
+  local latest, previous, listed = head[1], head[2], head[3]
+  local summary = ARGV[i + 11]
+  local revision = current + 1
+  local fields = {rfield, revision, step .. ':t', ARGV[i + 3], step .. ':m', ARGV[i + 4], step .. ':p', ARGV[i + 5]}
+  if not staged then
+    fields[9] = step .. ':s'
+    fields[10] = ARGV[i + 9]
+  end
+  if refs ~= '' then
+    fields[#fields + 1] = step .. ':f'
+    fields[#fields + 1] = refs
+  end
+  redis.call('HSET', cp, unpack(fields))
+  local state_key = P .. 'st|' .. tag .. step .. '|' .. thread
+  if staged then redis.call('RENAME', incoming, state_key) end
+  if current > 0 then
+    if staged then redis.call('HDEL', cp, step .. ':s') else redis.call('DEL', state_key) end
+    if refs == '' then redis.call('HDEL', cp, step .. ':f') end
+  end
+  for j = first_chunk, last_chunk, 2 do redis.call('HSETNX', chunks, ARGV[j], ARGV[j + 1]) end
+  redis.call('ZADD', P .. 'steps|' .. tag .. thread, step, step)
+  if not latest or tonumber(step) >= tonumber(latest) then
+    local status = ARGV[i + 6]
+    redis.call('HSET', head_key, 'step', step, 'status', status, 'ts', ARGV[i + 7], 'm', ARGV[i + 4], 'i', summary)
+    if listed then
+      local was = thread .. '\\0' .. listed
+      redis.call('ZREM', KEYS[1], was)
+      if previous and status_key[previous] then redis.call('ZREM', KEYS[status_key[previous]], was) end
+    end
+    local member = thread .. '\\0' .. summary
+    redis.call('ZADD', KEYS[1], 0, member)
+    redis.call('ZADD', KEYS[status_key[status]], 0, member)
+  end
+  if n > 0 then
+    local writes = P .. 'wr|' .. tag .. step .. '|' .. thread
+    for j = last_chunk + 1, last_chunk + 2 * n, 2 do redis.call('HSETNX', writes, ARGV[j], ARGV[j + 1]) end
+    redis.call('ZADD', P .. 'ws|' .. tag .. thread, step, step)
+  end
+  return {1, revision}
 end
-local n = tonumber(ARGV[9])
-if n > 0 then
-  for i = last_chunk + 1, last_chunk + 2 * n, 2 do redis.call('HSETNX', KEYS[11], ARGV[i], ARGV[i + 1]) end
-  redis.call('ZADD', KEYS[12], step, step)
+local replies = {}
+local i = 3
+while i <= #ARGV do
+  local k, n = tonumber(ARGV[i + 12]), tonumber(ARGV[i + 13])
+  local ok, reply = pcall(put, i, k, n)
+  if not ok then
+    -- A failed command raises a table holding its error; anything else raises a string.
+    reply = {3, type(reply) == 'table' and reply.err or tostring(reply)}
+  end
+  replies[#replies + 1] = reply
+  i = i + 14 + 2 * k + 2 * n
 end
-return {1, revision}`,
+return replies`,
 );
 
 /**

@@ -90,6 +90,23 @@ describe('on a Redis Cluster', () => {
     );
   });
 
+  it('puts of threads of every bucket arriving together are each stored; a conflicting one fails alone', async () => {
+    const conflicting = 't7';
+    const settled = await Promise.allSettled(
+      ids.map((id) =>
+        cp.put(
+          new Checkpoint({ thread: id, step: 1, state: { id }, next: ['n'] }),
+          id === conflicting ? { ifRevision: 5 } : {},
+        ),
+      ),
+    );
+    expect(settled.map((s) => s.status)).toEqual(
+      ids.map((id) => (id === conflicting ? 'rejected' : 'fulfilled')),
+    );
+    const latest = await Promise.all(ids.map(async (id) => (await cp.get(id))?.step));
+    expect(latest).toEqual(ids.map((id) => (id === conflicting ? 0 : 1)));
+  });
+
   it.each(['3', '4'])(
     'moves a cluster prefix of layout %s to 5 in setup() and reads its data as it is',
     async (from) => {
