@@ -138,12 +138,14 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     this.#statements = s;
     this.#group = new GroupCommit(db);
     /** The stored revision after the put, or undefined on a conflict (nothing written). */
-    const putRow = (values: WriteValues, ifRevision: number | undefined) =>
-      (ifRevision === undefined
-        ? s.upsert.get(values)
-        : ifRevision === 0
-          ? s.insertNew.get(values)
-          : s.updateAt.get(values, ifRevision)) as number | undefined;
+    const putRow = (values: WriteValues, ifRevision: number | undefined): number | undefined => {
+      if (ifRevision === undefined) {
+        // A new step (the usual put) is the insert alone; a stored one is then bumped by the upsert.
+        return s.insertNew.run(values).changes === 1 ? 1 : (s.upsert.get(values) as number);
+      }
+      if (ifRevision === 0) return s.insertNew.run(values).changes === 1 ? 1 : undefined;
+      return s.updateAt.run(values, ifRevision).changes === 1 ? ifRevision + 1 : undefined;
+    };
     const put = (values: WriteValues, ifRevision: number | undefined, record: CheckpointRecord) => {
       const revision = putRow(values, ifRevision);
       if (revision === undefined) {
