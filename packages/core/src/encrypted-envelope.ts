@@ -61,23 +61,28 @@ export function header(format: number, keyId: string): Buffer {
 }
 
 /**
- * The associated data of a value: its envelope's header, then its place as JSON text (a JSON array, so a
- * thread id can never be spliced into the step). Format 1 has always used exactly these bytes; a chunk's place
- * is `[thread, "chunk", id]`, which no other field's array can equal (their second element is a number). Built
- * as one string and encoded once: it is made for every value written or read.
+ * The place of a value as JSON text (a JSON array, so a thread id can never be spliced into the step): the
+ * part of its associated data after the header, and what the decryption cache compares. A chunk's place is
+ * `[thread, "chunk", id]`, which no other field's array can equal (their second element is a number).
  */
-export function associatedData(head: string, context: SerializeContext): Buffer {
+export function placeJson(context: SerializeContext): string {
   // A chunk is shared by every later step of its thread: it is bound to the thread and its id, not a step.
-  const place =
-    context.field === 'chunk'
-      ? JSON.stringify([context.thread, 'chunk', context.chunk ?? null])
-      : JSON.stringify([
-          context.thread,
-          context.step,
-          context.field,
-          context.node ?? null,
-          context.key ?? null,
-        ]);
+  return context.field === 'chunk'
+    ? JSON.stringify([context.thread, 'chunk', context.chunk ?? null])
+    : JSON.stringify([
+        context.thread,
+        context.step,
+        context.field,
+        context.node ?? null,
+        context.key ?? null,
+      ]);
+}
+
+/**
+ * The associated data of a value: its envelope's header, then its place (`placeJson`). Format 1 has always used
+ * exactly these bytes. Built as one string and encoded once: it is made for every value written or read.
+ */
+export function associatedData(head: string, place: string): Buffer {
   return Buffer.from(head + place);
 }
 

@@ -7,6 +7,7 @@ import {
   type KeyObject,
   timingSafeEqual,
 } from 'node:crypto';
+import { DecryptionCache } from './decryption-cache.js';
 import {
   associatedData,
   canonicalBytes,
@@ -19,6 +20,7 @@ import {
   IV_BYTES,
   nextIv,
   OPEN,
+  placeJson,
   TAG_BYTES,
 } from './encrypted-envelope.js';
 import { assertKeyId, importKeys, parseKeyList } from './encryption-keys.js';
@@ -72,7 +74,16 @@ export interface EncryptedSerializerOptions {
    * For migrating only: with it, anyone who can write the store can plant a plaintext value. @default false
    */
   allowPlaintext?: boolean;
+  /**
+   * Bytes of plaintext (with its envelope) kept in memory for values this serializer encrypted or decrypted,
+   * so reading the same envelope at the same place again skips the cipher; `0` turns it off. What stays in
+   * memory, and for how long, is in docs/security.md. @default 4 MiB
+   */
+  cacheBytes?: number;
 }
+
+/** The default bound of the decryption cache. */
+const DEFAULT_CACHE_BYTES = 4 * 1024 * 1024;
 
 /** An encrypted serializer, with what a tool needs to tell envelopes apart. */
 export interface EncryptedSerializer extends Serializer {
@@ -130,6 +141,13 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
   const nullHeader = header(FORMAT_NULL, current);
   const inner = options.inner ?? jsonSerializer;
   const allowPlaintext = options.allowPlaintext === true;
+  const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
+  if (!Number.isSafeInteger(cacheBytes) || cacheBytes < 0) {
+    throw new InvalidArgumentError(
+      `cacheBytes must be a whole number of bytes ≥ 0, got ${String(cacheBytes)}`,
+    );
+  }
+  const cache = cacheBytes === 0 ? undefined : new DecryptionCache(cacheBytes);
 
   function refuse(context: SerializeContext | undefined, detail: string): never {
     throw new CorruptCheckpointError(placeText(context), detail);
@@ -143,27 +161,38 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
     );
   }
 
-  function open(text: string, context: SerializeContext | undefined): Buffer | undefined {
-    if (!text.startsWith(OPEN)) return undefined;
+  /** The bytes of a text that starts like an envelope. */
+  function open(text: string, context: SerializeContext | undefined): Buffer {
     const bytes = text.endsWith('"') ? canonicalBytes(text.slice(OPEN.length, -1)) : undefined;
     if (bytes === undefined) refuse(context, 'malformed encrypted envelope');
     return bytes;
   }
 
-  function encryptNull(place: SerializeContext): string {
+  function encryptNull(place: string): string {
     const tag = nullTag(currentKey.nullMac, associatedData(currentKey.nullHead, place));
     return envelopeText(Buffer.concat([nullHeader, tag]));
   }
 
-  function decrypt(bytes: Buffer, place: SerializeContext): unknown {
+  function decode(plain: string, context: SerializeContext): unknown {
+    try {
+      return inner.deserialize(plain, context);
+    } catch (error) {
+      // Authenticated but not decodable: the inner serializer's message may quote the plaintext; drop it.
+      const name = error instanceof Error ? error.name : 'Error';
+      refuse(context, `the decrypted value cannot be decoded by the inner serializer (${name})`);
+    }
+  }
+
+  /** The plaintext text of an authenticated envelope (`null` for a null marker). */
+  function decrypt(bytes: Buffer, context: SerializeContext, place: string): string | null {
     const format = bytes[0];
     if (format !== FORMAT_VALUE && format !== FORMAT_NULL) {
-      refuse(place, `unknown encrypted envelope version ${format}`);
+      refuse(context, `unknown encrypted envelope version ${format}`);
     }
     const headLength = 2 + (bytes[1] ?? 0);
     const size = format === FORMAT_VALUE ? headLength + IV_BYTES + TAG_BYTES : headLength + TAG_BYTES;
     if (format === FORMAT_VALUE ? bytes.length < size : bytes.length !== size) {
-      refuse(place, 'truncated encrypted envelope');
+      refuse(context, 'truncated encrypted envelope');
     }
     const keyId = bytes.toString('utf8', 2, headLength);
     const key = keys.get(keyId);
@@ -173,12 +202,12 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
         assertKeyId(keyId);
         named = `key id ${JSON.stringify(keyId)}`;
       } catch {}
-      refuse(place, `encrypted with ${named}, which is not among the keys`);
+      refuse(context, `encrypted with ${named}, which is not among the keys`);
     }
     // A known key id is ASCII, so the envelope's header bytes are exactly the key's header of this format.
     if (format === FORMAT_NULL) {
       const tag = nullTag(key.nullMac, associatedData(key.nullHead, place));
-      if (!timingSafeEqual(tag, bytes.subarray(headLength))) unauthentic(place, keyId);
+      if (!timingSafeEqual(tag, bytes.subarray(headLength))) unauthentic(context, keyId);
       return null;
     }
     const aad = associatedData(key.valueHead, place);
@@ -189,21 +218,13 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
     );
     decipher.setAAD(aad);
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    let plain: string;
     try {
       const head = decipher.update(bytes.subarray(headLength + IV_BYTES, bytes.length - TAG_BYTES));
       // GCM's final yields no bytes; it checks the tag, and nothing is decoded before it has.
       const tail = decipher.final();
-      plain = (tail.length === 0 ? head : Buffer.concat([head, tail])).toString();
+      return (tail.length === 0 ? head : Buffer.concat([head, tail])).toString();
     } catch {
-      unauthentic(place, keyId);
-    }
-    try {
-      return inner.deserialize(plain, place);
-    } catch (error) {
-      // Authenticated but not decodable: the inner serializer's message may quote the plaintext; drop it.
-      const name = error instanceof Error ? error.name : 'Error';
-      refuse(place, `the decrypted value cannot be decoded by the inner serializer (${name})`);
+      unauthentic(context, keyId);
     }
   }
 
@@ -211,15 +232,21 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
     current,
 
     keyIdOf(text: string): string | undefined {
+      if (!text.startsWith(OPEN)) return undefined;
       const bytes = open(text, undefined);
-      if (bytes === undefined || bytes.length < 2) return undefined;
+      if (bytes.length < 2) return undefined;
       return bytes.toString('utf8', 2, 2 + bytes[1]!);
     },
 
     serialize(value: unknown, context?: SerializeContext): string {
-      const place = requireContext(context, 'encrypt');
-      if (value === null) return encryptNull(place);
-      const text = inner.serialize(value, place);
+      const at = requireContext(context, 'encrypt');
+      const place = placeJson(at);
+      if (value === null) {
+        const marker = encryptNull(place);
+        cache?.set(marker, at, null);
+        return marker;
+      }
+      const text = inner.serialize(value, at);
       if (!text.isWellFormed()) throw new SerializationError('the inner serializer emitted a lone surrogate');
       const plain = Buffer.from(text);
       const headLength = valueHeader.length;
@@ -229,16 +256,18 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       nextIv(iv);
       const cipher = createCipheriv('aes-256-gcm', currentKey.aes, iv);
       cipher.setAAD(associatedData(currentKey.valueHead, place));
-      let at = headLength + IV_BYTES;
-      at += cipher.update(plain).copy(out, at);
-      at += cipher.final().copy(out, at);
-      cipher.getAuthTag().copy(out, at);
-      return envelopeText(out);
+      let end = headLength + IV_BYTES;
+      end += cipher.update(plain).copy(out, end);
+      end += cipher.final().copy(out, end);
+      cipher.getAuthTag().copy(out, end);
+      const envelope = envelopeText(out);
+      // What this process wrote is what a read of it would authenticate to.
+      cache?.set(envelope, at, text);
+      return envelope;
     },
 
     deserialize(text: string, context?: SerializeContext): unknown {
-      const bytes = open(text, context);
-      if (bytes === undefined) {
+      if (!text.startsWith(OPEN)) {
         if (!allowPlaintext) {
           refuse(
             context,
@@ -247,7 +276,14 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
         }
         return inner.deserialize(text, context);
       }
-      return decrypt(bytes, requireContext(context, 'decrypt'));
+      const at = requireContext(context, 'decrypt');
+      // Only authenticated envelopes are held, each with its place: a hit is the same text at the same place.
+      const held = cache?.get(text, at);
+      if (held !== undefined) return held === null ? null : decode(held, at);
+      const plain = decrypt(open(text, at), at, placeJson(at));
+      const value = plain === null ? null : decode(plain, at);
+      cache?.set(text, at, plain);
+      return value;
     },
   };
 }
@@ -256,7 +292,7 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
  * The encrypted serializer the `FLOW_KEYS` environment variable asks for, or `undefined` when it is unset.
  * `FLOW_KEYS` is `id:base64key[,id:base64key...]` (32-byte keys, standard base64); the first key encrypts
  * unless `FLOW_KEY_CURRENT` names another; `FLOW_ALLOW_PLAINTEXT=1` reads unencrypted records while
- * migrating. The `flow` command and the server both call this, so they read the same stores.
+ * migrating; `FLOW_DECRYPT_CACHE_BYTES` bounds the decryption cache (`0` turns it off). The `flow` command and the server both call this, so they read the same stores.
  *
  * @example
  * const serializer = serializerFromEnv(process.env); // undefined: the store is not encrypted
@@ -270,5 +306,12 @@ export function serializerFromEnv(
   const { keys, current } = parseKeyList(list, env.FLOW_KEY_CURRENT);
   const allowPlaintext =
     overrides.allowPlaintext ?? ['1', 'true', 'yes'].includes(env.FLOW_ALLOW_PLAINTEXT ?? '');
-  return encryptedSerializer({ keys, current, allowPlaintext });
+  const cache = env.FLOW_DECRYPT_CACHE_BYTES?.trim();
+  if (cache === undefined || cache === '') return encryptedSerializer({ keys, current, allowPlaintext });
+  if (!/^\d+$/.test(cache)) {
+    throw new InvalidArgumentError(
+      `FLOW_DECRYPT_CACHE_BYTES must be a number of bytes, got ${JSON.stringify(cache)}`,
+    );
+  }
+  return encryptedSerializer({ keys, current, allowPlaintext, cacheBytes: Number(cache) });
 }
