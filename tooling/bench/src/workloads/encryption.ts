@@ -24,15 +24,22 @@ function atMedian(samples: Samples): number {
 /** W3 here reads each thread this many times per W3 round: more calls for a steadier median, still quick. */
 const GET_ROUNDS_FACTOR = 4;
 
-/** The serializer under test: two keys, as a store mid-rotation has, the current one encrypting. */
-function benchSerializer(): Serializer {
-  return encryptedSerializer({ keys: { new: randomBytes(32), old: randomBytes(32) }, current: 'new' });
+/**
+ * The serializer under test: two keys, as a store mid-rotation has, the current one encrypting. By default
+ * with its decryption cache, which answers a read of what this process wrote or read before; `cacheBytes: 0`
+ * is the cold read, every value through the cipher (a process that has not seen the record).
+ */
+function benchSerializer(cacheBytes?: number): Serializer {
+  const keys = { new: randomBytes(32), old: randomBytes(32) };
+  return encryptedSerializer({ keys, current: 'new', ...(cacheBytes === undefined ? {} : { cacheBytes }) });
 }
 
 const columns = (unit: string) => [
   { key: 'plain', header: `plain ${unit}` },
   { key: 'encrypted', header: `encrypted ${unit}` },
   { key: 'ratio', header: 'encrypted/plain', digits: 3 },
+  { key: 'cold', header: `cache off ${unit}` },
+  { key: 'coldRatio', header: 'cache off/plain', digits: 3 },
 ];
 
 /**
@@ -54,7 +61,7 @@ export async function encryption(
   const puts = section({
     id: 'enc-w1',
     title: 'Encryption: W1 sequential puts, plain vs encrypted',
-    detail: `${threads} threads × ${steps} steps of W1's states, the two stores taking turns thread by thread; puts/s at the median put.`,
+    detail: `${threads} threads × ${steps} steps of W1's states, the three stores (plain, encrypted, encrypted with cacheBytes: 0) taking turns thread by thread; puts/s at the median put.`,
     columns: columns('puts/s'),
     ratioOf: 'ratio',
     better: 'higher',
@@ -62,7 +69,7 @@ export async function encryption(
   const gets = section({
     id: 'enc-w3',
     title: 'Encryption: W3 get latest, plain vs encrypted',
-    detail: `The latest checkpoint of each thread, ${rounds * GET_ROUNDS_FACTOR} rounds, state decrypted and decoded, read by read in turns; gets/s at the median get.`,
+    detail: `The latest checkpoint of each thread, ${rounds * GET_ROUNDS_FACTOR} rounds, state decrypted and decoded, read by read in turns; gets/s at the median get. "encrypted" reads what its process wrote, so its decryption cache answers (warm); "cache off" (cacheBytes: 0) decrypts every read (cold, as a process that has not seen the record).`,
     columns: columns('gets/s'),
     ratioOf: 'ratio',
     better: 'higher',
@@ -88,14 +95,15 @@ export async function encryption(
         const factories = [
           flowSubject('plain', suite.flowStore as StoreOpener<Checkpointer>),
           flowSubject('encrypted', withSerializer(benchSerializer()) as StoreOpener<Checkpointer>),
+          flowSubject('cache off', withSerializer(benchSerializer(0)) as StoreOpener<Checkpointer>),
         ];
         await withSubjects(factories, async (opened) => {
-          const order = [0, 1];
+          const order = [0, 1, 2];
           for (const { subject } of opened) {
             for (let step = 0; step < steps; step++) await subject.put('warm-up', step, states[step]!);
             for (let k = 0; k < 500; k++) await subject.getLatest('warm-up');
           }
-          const put = [new Samples(), new Samples()];
+          const put = [new Samples(), new Samples(), new Samples()];
           for (let t = 0; t < threads; t++) {
             for (const i of rotate(order, t)) {
               const subject = opened[i]!.subject;
@@ -104,7 +112,7 @@ export async function encryption(
               }
             }
           }
-          const get = [new Samples(), new Samples()];
+          const get = [new Samples(), new Samples(), new Samples()];
           for (let r = 0; r < rounds * GET_ROUNDS_FACTOR; r++) {
             for (let t = 0; t < threads; t++) {
               for (const i of rotate(order, r * threads + t)) {
@@ -114,13 +122,13 @@ export async function encryption(
             }
           }
           const label = `${suite.id === 'sqlite' ? 'SqliteCheckpointer' : 'PostgresCheckpointer'} + encryptedSerializer`;
-          const [putPlain, putEncrypted] = put.map(atMedian) as [number, number];
-          const [getPlain, getEncrypted] = get.map(atMedian) as [number, number];
-          puts.rows.push(ratioRow(suite.id, label, putPlain, putEncrypted));
-          gets.rows.push(ratioRow(suite.id, label, getPlain, getEncrypted));
+          const [putPlain, putEncrypted, putCold] = put.map(atMedian) as [number, number, number];
+          const [getPlain, getEncrypted, getCold] = get.map(atMedian) as [number, number, number];
+          puts.rows.push(ratioRow(suite.id, label, putPlain, putEncrypted, putCold));
+          gets.rows.push(ratioRow(suite.id, label, getPlain, getEncrypted, getCold));
           progress(
-            `encryption ${suite.id}: puts ${ratioText(putPlain, putEncrypted)}, ` +
-              `gets ${ratioText(getPlain, getEncrypted)}`,
+            `encryption ${suite.id}: puts ${ratioText(putPlain, putEncrypted)}, cache off ${ratioText(putPlain, putCold)}; ` +
+              `gets ${ratioText(getPlain, getEncrypted)}, cache off ${ratioText(getPlain, getCold)}`,
           );
         });
       });
@@ -162,12 +170,12 @@ export async function encryption(
   rec.add(...out);
 }
 
-function ratioRow(backend: string, label: string, plain: number, encrypted: number) {
+function ratioRow(backend: string, label: string, plain: number, encrypted: number, cold: number) {
   return {
     backend,
     side: 'flow' as const,
     label,
-    values: { plain, encrypted, ratio: encrypted / plain },
+    values: { plain, encrypted, ratio: encrypted / plain, cold, coldRatio: cold / plain },
   };
 }
 
