@@ -15,8 +15,9 @@ function lua(name: string, body: string): LuaScript {
 // Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:p interrupt
 // payload, N:f the ids of the chunks its state references (comma-separated; absent for a whole state), and
 // N:s the state when it is small; a large state is the key `<prefix>:st|N|<thread>` instead (see keys.ts for
-// why). Thread keys always come first as KEYS[1..4] = checkpoints, steps, head, incoming; index keys as
-// KEYS[5..9] = all, running, interrupted, done, failed. A write is the field `<node> NUL <key>` of the step's
+// why). Thread keys come first as KEYS[1..4] = checkpoints, steps, head, incoming, and index keys as
+// KEYS[5..9] = all, running, interrupted, done, failed, in every script that takes them (put, which serves
+// several threads in one call, makes its thread keys itself and takes the indexes as KEYS[1..5]). A write is the field `<node> NUL <key>` of the step's
 // writes hash (neither holds U+0000, so the split is unambiguous). A chunk is the field `<id>` of the
 // thread's chunks hash (ids are [0-9A-Za-z._-], so a comma separates them).
 
