@@ -299,6 +299,27 @@ export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
         measured: ratio === undefined ? 'not run' : `${ratio.toFixed(3)}×`,
         met: ratio === undefined ? undefined : ratio >= times,
       });
+      // What LangGraph's engine costs by itself, and what each saver adds to it (reported, no target).
+      const floor = loop?.rows.find(
+        (r) =>
+          r.backend === backend && r.label.startsWith('StateGraph + MemorySaver (durability ' + durability),
+      );
+      const flow = loop?.rows.find(
+        (r) =>
+          r.backend === backend &&
+          r.label.includes('FlowSaver') &&
+          r.label.includes(`durability ${durability}`),
+      );
+      out.push({
+        target: `LangGraph's engine on MemorySaver, and what each saver adds (W8 loop, durability ${durability}) (reported)`,
+        backend,
+        measured:
+          floor === undefined || flow?.values.above === undefined || row?.values.above === undefined
+            ? 'not run'
+            : `${formatNumber(floor.values.us as number)} µs; FlowSaver ${signed(flow.values.above)}, ` +
+              `LangGraph's saver ${signed(row.values.above)} µs/step`,
+        met: undefined,
+      });
     }
   }
   const stmts = flowRow(sections, 'w5', 'postgres')?.values.stmts;
@@ -309,6 +330,11 @@ export function evaluateTargets(sections: readonly Section[]): TargetResult[] {
     met: stmts === undefined ? undefined : stmts <= 2,
   });
   return out;
+}
+
+/** A difference with its sign, e.g. `+412` or `−3`. */
+function signed(value: number): string {
+  return `${value < 0 ? '−' : '+'}${formatNumber(Math.abs(value))}`;
 }
 
 /** The targets as a table. */

@@ -1,7 +1,7 @@
 import type { Checkpointer } from '@flow/core';
 import { FlowSaver } from '@flow/langgraph';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { type BaseCheckpointSaver, MemorySaver } from '@langchain/langgraph-checkpoint';
 import type { BenchContext } from '../context.js';
 import { progress } from '../progress.js';
 import type { Recorder } from '../report/recorder.js';
@@ -47,26 +47,63 @@ function langgraphFanOut(steps: number, checkpointer: BaseCheckpointSaver, durab
   };
 }
 
-interface Case extends TimedCase {
+export interface Case extends TimedCase {
   backend: string;
   side: Side;
   label: string;
   durability: Durability | undefined;
   /** Whether this is a `FlowSaver` case: the others compare against it. */
   flowSaver: boolean;
+  /** A floor: LangGraph's engine with `MemorySaver` (`'memory'`) or with no checkpointer (`'none'`). */
+  floor?: 'memory' | 'none';
 }
 
-type Timed = CaseTiming<Case>;
+export type Timed = CaseTiming<Case>;
 
-/** Rows with each LangGraph saver's time over FlowSaver's of the same backend and durability. */
-function rowsOf(timed: readonly Timed[]): Row[] {
+/**
+ * Rows with each LangGraph saver's time over FlowSaver's of the same backend and durability, and what each
+ * saver adds per super-step above the `MemorySaver` floor of that durability (the engine's own cost, timed in
+ * the same turns), with the LangGraph saver's addition over FlowSaver's.
+ */
+export function rowsOf(timed: readonly Timed[]): Row[] {
+  const find = (backend: string, durability: Durability | undefined, pick: (c: Case) => boolean) =>
+    timed.find((t) => pick(t.c) && t.c.backend === backend && t.c.durability === durability);
   return timed.map(({ c, us, cpu, stmts }) => {
-    const base = timed.find(
-      (t) => t.c.flowSaver && t.c.backend === c.backend && t.c.durability === c.durability,
-    );
-    const ratio = !c.flowSaver && c.side === 'langgraph' && base !== undefined ? us / base.us : undefined;
-    return { backend: c.backend, side: c.side, label: c.label, values: { us, cpu, stmts, ratio } };
+    const base = find(c.backend, c.durability, (x) => x.flowSaver);
+    const floor = find(c.backend, c.durability, (x) => x.floor === 'memory');
+    const saver = c.floor === undefined && c.side === 'langgraph';
+    const ratio = saver && !c.flowSaver && base !== undefined ? us / base.us : undefined;
+    const above = saver && floor !== undefined ? us - floor.us : undefined;
+    const baseAbove = base !== undefined && floor !== undefined ? base.us - floor.us : undefined;
+    const aboveRatio =
+      ratio !== undefined && above !== undefined && baseAbove !== undefined && baseAbove > 0
+        ? above / baseAbove
+        : undefined;
+    return {
+      backend: c.backend,
+      side: c.side,
+      label: c.label,
+      values: { us, cpu, stmts, ratio, above, aboveRatio },
+    };
   });
+}
+
+/** The floors of one backend's loop: the same graph on `MemorySaver` and on no checkpointer, one durability. */
+function floorCases(steps: number, backend: string, durability: Durability): Case[] {
+  const floor = (kind: 'memory' | 'none', label: string, saver: BaseCheckpointSaver | undefined): Case => ({
+    backend,
+    side: 'langgraph',
+    label: `${label} (durability ${durability}, floor)`,
+    durability,
+    flowSaver: false,
+    floor: kind,
+    run: langgraphLoop(steps, saver, durability),
+    counters: undefined,
+  });
+  return [
+    floor('memory', 'StateGraph + MemorySaver', new MemorySaver()),
+    floor('none', 'StateGraph, no checkpointer', undefined),
+  ];
 }
 
 /**
@@ -88,13 +125,19 @@ export async function langgraphSavers(
     { key: 'stmts', header: 'stmts/step', digits: 2 },
     { key: 'ratio', header: 'LangGraph saver/FlowSaver', digits: 3 },
   ];
+  const loopColumns = [
+    ...columns,
+    { key: 'above', header: 'µs/step above MemorySaver' },
+    { key: 'aboveRatio', header: 'added: LangGraph saver/FlowSaver', digits: 2 },
+  ];
   const loop = section({
     id: 'w8-loop',
     title: 'W8 LangGraph.js on FlowSaver: the W5 loop, per super-step',
     detail:
       `LangGraph.js's two-node loop of ${steps} super-steps; median of ${runs} runs after one warm-up. FlowSaver ` +
-      "over each backend's @flow checkpointer against LangGraph's saver for the same database, same durability.",
-    columns,
+      "over each backend's @flow checkpointer against LangGraph's saver for the same database, same durability; " +
+      'the floors, the same graph on MemorySaver and on no checkpointer, in the same turns.',
+    columns: loopColumns,
     ratioOf: 'ratio',
     better: 'higher',
     notes: [
@@ -102,6 +145,12 @@ export async function langgraphSavers(
       'Redis: LangGraph’s Redis saver needs the RedisJSON and RediSearch modules of Redis Stack, so there is no ' +
         'LangGraph saver to compare on plain Redis; FlowSaver runs on it as on any @flow backend.',
       'stmts/step: SQL statements (Postgres) or commands (Redis) per super-step, the input checkpoint included.',
+      'Floor rows: LangGraph’s engine with MemorySaver, and with no checkpointer, timed in the same turns. ' +
+        '“Above MemorySaver” is a saver row’s µs/step minus the MemorySaver row’s of the same durability: what the ' +
+        'saver adds to the engine; the column after it divides the LangGraph saver’s addition by FlowSaver’s.',
+      'With durability async, LangGraph’s engine runs a graph of trivial async nodes to the end in promise jobs, ' +
+        'without a turn of the event loop, so no saver’s I/O overlaps a super-step: the puts (each chained after the ' +
+        'one before) run one after another once the engine is done.',
     ],
   });
   const fan = section({
@@ -138,6 +187,7 @@ export async function langgraphSavers(
         const cases: Case[] = [];
         const fanCases: Case[] = [];
         for (const durability of ['async', 'sync'] as const) {
+          cases.push(...floorCases(steps, suite.id, durability));
           const own = await lgStore();
           if (own) {
             cases.push({
