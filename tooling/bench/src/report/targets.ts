@@ -65,24 +65,39 @@ const STORES: BackendId[] = ['sqlite', 'postgres', 'redis', 'file'];
  */
 function storageTargets(sections: readonly Section[]): TargetResult[] {
   return [
+    // The bytes the run stored: what the store holds after it less what it held set up and empty (the
+    // schema's tables and indexes, there before any thread). The whole store's figures are reported beside.
     ...valueTarget(
       sections,
-      'W6 bytes ≤ 5× the final state JSON',
+      'W6 bytes of the run ≤ 5× the final state JSON',
       'w6',
       STORES,
-      (r) => r.values.perFinal,
+      (r) => r.values.runPerFinal,
       (v) => v <= 5,
       '×',
     ),
     ...valueTarget(
       sections,
-      'W6 bytes of 2× the steps ≤ 2.5× (linear)',
+      'W6 bytes of the run, 2× the steps ≤ 2.5× (linear)',
       'w6',
       STORES,
-      (r) => r.values.doubled,
+      (r) => r.values.runDoubled,
       (v) => v <= 2.5,
       '×',
     ),
+    ...STORES.map((backend): TargetResult => {
+      const row = flowRow(sections, 'w6', backend);
+      const { perFinal, doubled } = row?.values ?? {};
+      return {
+        target: 'W6 bytes of the whole store, empty schema included (reported)',
+        backend,
+        measured:
+          perFinal === undefined || doubled === undefined
+            ? 'not run'
+            : `${perFinal.toFixed(3)}× final state, ${doubled.toFixed(3)}× for 2× the steps`,
+        met: undefined,
+      };
+    }),
     ...valueTarget(
       sections,
       'W9 bytes of 2× the steps ≤ 2.5× (linear)',

@@ -1,3 +1,4 @@
+import type { Checkpointer } from '@flow/core';
 import type { BenchContext } from '../context.js';
 import { jsonBytes, makeMessage } from '../data.js';
 import { progress } from '../progress.js';
@@ -14,6 +15,8 @@ import { withSubjects } from './open-subjects.js';
  * per step. @flow and LangGraph.js run the same graph; the raw floor puts the same states (the input and
  * one per super-step). Where bytes cannot be measured (in-process stores) the backend is left out. @flow
  * runs a second time with twice the steps, so the table shows how the bytes grow with the thread.
+ * Each store is measured twice: whole (its schema's empty tables and indexes included) and the run's
+ * bytes, what the run added to the store as it was set up and empty before it.
  */
 export async function growth(
   ctx: BenchContext,
@@ -34,12 +37,16 @@ export async function growth(
       `state JSON adds up to ${formatBytes(payload)}. Bytes: SQLite pages in use (dbstat), Postgres ` +
       'pg_total_relation_size of the schema, Redis MEMORY USAGE of the keys, file: the sizes of its files. ' +
       `"vs final state": over the last state's JSON (${formatBytes(finalBytes)}); "${steps * 2}/${steps}": @flow's ` +
-      `bytes for a ${steps * 2}-step run over these (linear growth: about 2, a full copy per step: about 4).`,
+      `bytes for a ${steps * 2}-step run over these (linear growth: about 2, a full copy per step: about 4). ` +
+      '"run": the same, less the bytes of the store set up and empty before the run (its schema).',
     columns: [
       { key: 'bytes', header: 'bytes' },
       { key: 'perPayload', header: 'vs state JSON', digits: 2 },
       { key: 'perFinal', header: 'vs final state', digits: 1 },
       { key: 'doubled', header: `${steps * 2}/${steps} steps`, digits: 2 },
+      { key: 'runBytes', header: 'run bytes' },
+      { key: 'runPerFinal', header: 'run vs final state', digits: 1 },
+      { key: 'runDoubled', header: `run ${steps * 2}/${steps}`, digits: 2 },
     ],
     ratioOf: 'bytes',
     better: 'lower',
@@ -47,8 +54,10 @@ export async function growth(
   const flowBytes = async (open: StoreOpener<unknown>, n: number) => {
     const flow = await open();
     try {
+      await (flow.store as Checkpointer).setup();
+      const empty = await flow.storedBytes!();
       await flowChat(n, msgBytes, flow.store as never)('w6');
-      return { label: (flow.store as object).constructor.name, bytes: await flow.storedBytes!() };
+      return { label: (flow.store as object).constructor.name, bytes: await flow.storedBytes!(), empty };
     } finally {
       await flow.close();
     }
@@ -64,26 +73,38 @@ export async function growth(
         side: 'raw' | 'flow' | 'langgraph';
         label: string;
         bytes: number;
+        /** The store's bytes before the run, set up and empty. */
+        empty: number;
         doubled?: number;
+        runDoubled?: number;
       }[] = [];
       const raw = suite?.subjects.find((f) => f.side === 'raw');
       if (raw) {
         await withSubjects([raw], async ([o]) => {
+          const empty = await o!.subject.storedBytes!();
           for (const [step, state] of states.entries()) await o!.subject.put('w6', step, state);
-          measured.push({ side: 'raw', label: raw.label, bytes: await o!.subject.storedBytes!() });
+          measured.push({ side: 'raw', label: raw.label, bytes: await o!.subject.storedBytes!(), empty });
         });
       }
       const flow = await flowBytes(flowStore, steps);
       const twice = await flowBytes(flowStore, steps * 2);
-      measured.push({ side: 'flow', ...flow, doubled: twice.bytes / flow.bytes });
+      measured.push({
+        side: 'flow',
+        ...flow,
+        doubled: twice.bytes / flow.bytes,
+        runDoubled: (twice.bytes - twice.empty) / (flow.bytes - flow.empty),
+      });
       if (suite?.langgraphStore) {
         const lg = await suite.langgraphStore();
         try {
+          // The saver makes its tables on first use: what it has before the run is counted as empty.
+          const empty = await lg.storedBytes!();
           await langgraphChat(steps, msgBytes, lg.store as never)('w6');
           measured.push({
             side: 'langgraph',
             label: (lg.store as object).constructor.name,
             bytes: await lg.storedBytes!(),
+            empty,
           });
         } finally {
           await lg.close();
@@ -99,10 +120,15 @@ export async function growth(
             perPayload: m.bytes / payload,
             perFinal: m.bytes / finalBytes,
             doubled: m.doubled,
+            runBytes: m.bytes - m.empty,
+            runPerFinal: (m.bytes - m.empty) / finalBytes,
+            runDoubled: m.runDoubled,
           },
         });
       }
-      progress(`W6 ${backend}: ${measured.map((m) => `${m.side} ${formatBytes(m.bytes)}`).join(' · ')}`);
+      progress(
+        `W6 ${backend}: ${measured.map((m) => `${m.side} ${formatBytes(m.bytes)} (run ${formatBytes(m.bytes - m.empty)})`).join(' · ')}`,
+      );
     });
   }
   rec.add(fillRatios(w6));
