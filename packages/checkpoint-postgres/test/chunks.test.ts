@@ -9,6 +9,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { quoteIdent } from '../src/quote.js';
+import { waitForLockWaiter } from './support/lock-waiter.js';
 import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 /** The storage operations core calls, opened up: these tests speak the backend contract directly. */
@@ -93,6 +94,16 @@ describe('chunks on postgres', () => {
     ]);
   });
 
+  it('reads chunk text back exactly, through get and list alike', async () => {
+    // get carries a checkpoint's chunks as one JSON column: quotes, escapes, line breaks and astral
+    // characters must come back as they were written.
+    const tricky = chunk('x', `{"s":"\\" \\\\ \\n \\u0000 \u2028 \u{1F600} é","t":[1.50,"\t"]}`);
+    await cp.write(record('text', 0, ['x', 'y'], [tricky, chunk('y', '"\n"')]));
+    expect(byId((await cp.read('text'))?.chunks)).toEqual([tricky, chunk('y', '"\n"')]);
+    expect(byId((await cp.read('text', 0))?.chunks)).toEqual([tricky, chunk('y', '"\n"')]);
+    expect(byId((await cp.readAll('text'))[0]?.chunks)).toEqual([tricky, chunk('y', '"\n"')]);
+  });
+
   it('keeps the data of an id already stored', async () => {
     await cp.write(record('keep', 0, ['a'], [chunk('a', '"first"')]));
     await cp.write(record('keep', 1, ['a'], [chunk('a', '"second"')]));
@@ -148,7 +159,7 @@ describe('chunks on postgres', () => {
       await pruner.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${schema}.race`]);
       await pruner.query(`DELETE FROM ${s}.chunks WHERE thread = 'race'`);
       const put = other.write(record('race', 1, ['a'])).catch((e: unknown) => e);
-      await waitForLockWaiter('race');
+      await waitForLockWaiter(admin, schema, 'race');
       await pruner.query('COMMIT');
       expect(await put).toMatchObject({ name: 'MissingChunkError', thread: 'race', id: 'a' });
     } finally {
@@ -170,7 +181,7 @@ describe('chunks on postgres', () => {
          VALUES ('seen', 2, 1, '{}', '{n}', false, 'null', now(), '{a}')`,
       );
       const prune = other.removeBefore('seen', { beforeStep: 2 });
-      await waitForLockWaiter('seen');
+      await waitForLockWaiter(admin, schema, 'seen');
       await putter.query('COMMIT');
       expect(await prune).toBe(2);
     } finally {
@@ -180,17 +191,3 @@ describe('chunks on postgres', () => {
     expect((await cp.read('seen'))?.chunks).toEqual([chunk('a')]);
   });
 });
-
-/** Resolves once some session waits for the lock of `thread` (a 64-bit key: classid high, objid low). */
-async function waitForLockWaiter(thread: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const { rows } = await admin.query(
-      `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-         AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)`,
-      [`${schema}.${thread}`],
-    );
-    if (rows.length > 0) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('no session ever waited for the lock');
-}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { checkpoint } from './support/checkpoints.js';
 import { countingPool } from './support/counting-pool.js';
-import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
+import { chunkCount, dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 const schema = uniqueSchema();
 // One connection, so the prepared statements seen by the server are all this checkpointer's.
@@ -73,6 +73,30 @@ describe('round trips', () => {
     expect(await statementsOf(() => cp.get('absent'))).toBe(1);
     expect(await statementsOf(() => cp.list('t', { beforeStep: 2, limit: 1 }))).toBe(1);
     expect(await statementsOf(() => cp.listThreads({ status: 'running', limit: 5 }))).toBe(1);
+  });
+
+  it('a get or list of a state stored in chunks is still one statement, chunks included', async () => {
+    // Large states sharing most parts: the second put is stored as a skeleton and chunks.
+    const messages = Array.from({ length: 40 }, (_, i) => `message ${i} `.repeat(100));
+    await cp.put(checkpoint('big', 0, { state: { messages } }));
+    const state = { messages: [...messages, 'one more'] };
+    await cp.put(checkpoint('big', 1, { state }));
+    expect(await chunkCount(schema, 'big')).toBeGreaterThan(0);
+    const fresh = new PostgresCheckpointer(pool, { schema });
+    try {
+      await fresh.setup();
+      expect(await statementsOf(() => fresh.get('big'))).toBe(1);
+      expect(await statementsOf(() => fresh.get('big', 1))).toBe(1);
+      expect(await statementsOf(() => fresh.list('big'))).toBe(1);
+      const [latest, first, listed] = [
+        await fresh.get('big'),
+        await fresh.get('big', 1),
+        await fresh.list('big'),
+      ];
+      expect([latest?.state, first?.state, listed[0]?.state]).toEqual([state, state, state]);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('prune is one transaction too, under the thread lock: BEGIN, lock, prune, COMMIT', async () => {
