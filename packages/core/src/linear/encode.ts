@@ -11,6 +11,7 @@ import {
   MAX_DEPTH,
   MAX_OBJECT_PARTS,
   MAX_RUN,
+  MIN_RUN,
   type Node,
   plainKeys,
   SMALL_STATE,
@@ -210,7 +211,8 @@ class Walk {
       segs.push(plan(from, end, level));
       from = end;
     }
-    // A trailing run of same-level chunks merges into one a level up once it is long or large enough.
+    // A trailing run of same-level chunks merges into one a level up once it is long, or large enough and
+    // not short.
     for (;;) {
       const last = segs.length - 1;
       const level = segs[last]!.level;
@@ -219,7 +221,7 @@ class Walk {
       const run = last - first + 1;
       const start = segs[first]!.start;
       const end = segs[last]!.start + segs[last]!.count;
-      if (run < 2 || (run < MAX_RUN && sizeOf(start, end) < levelBytes(level + 1))) break;
+      if (run < MAX_RUN && (run < MIN_RUN || sizeOf(start, end) < levelBytes(level + 1))) break;
       segs.splice(first, run, plan(start, end, level + 1));
     }
     const head = `[${JSON.stringify(path)},`;

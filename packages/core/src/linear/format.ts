@@ -22,11 +22,16 @@ export const SMALL_STATE = 2048;
 export const INLINE_PART = 256;
 /**
  * Chunk levels. Each put's new list items make one level-0 chunk; a trailing run of same-level chunks merges
- * into one chunk a level up when it holds `MAX_RUN` chunks or `levelBytes(level + 1)` characters. An item
- * is so rewritten a few times (once per level) and a record references at most about `MAX_RUN` chunks per
- * level: bytes grow linearly with the steps, and so does no ref list.
+ * into one chunk a level up when it holds `MAX_RUN` chunks, or `MIN_RUN` chunks and `levelBytes(level + 1)`
+ * characters. An item is so rewritten a few times (once per level) and a record references at most about
+ * `MAX_RUN` chunks per level: bytes grow linearly with the steps, and so does no ref list.
  */
 export const MAX_RUN = 32;
+/**
+ * Large items (a tool output of kilobytes) fill a level's bytes in a chunk or two; merging only runs of this
+ * many keeps the level's chunks large, so a record has fewer of them to read, for the same copies of an item.
+ */
+export const MIN_RUN = 8;
 const LEVEL_1_BYTES = 4096;
 export function levelBytes(level: number): number {
   return level <= 0 ? 0 : LEVEL_1_BYTES * MAX_RUN ** (level - 1);
