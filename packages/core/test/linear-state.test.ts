@@ -230,26 +230,27 @@ describe('linear state encoding', () => {
     expect(() => elsewhere.read({ ...record })).toThrow(/authentication failed/);
   });
 
-  it('large items make few, large chunks: a W9-like record references at most 20, and items are copied as often', () => {
+  it('large items make few, large chunks: a W9-like thread references fewer, and items are copied as often', () => {
     // 50 messages of 2 KB, then one 2 KB tool output per step: each output fills a level-1 chunk's 4 KB
     // with the next one, so merging pairs would leave 31 chunks of two items at that level.
     const t = thread();
     const base = Array.from({ length: 50 }, (_, i) => msg(i, 2048));
     const messages: unknown[] = [...base];
     let last: Stored | undefined;
-    let most = 0;
+    let refs = 0;
     for (let s = 0; s < 200; s++) {
       last = t.put(s, { messages: [...messages] });
-      most = Math.max(most, last.refs.length);
+      refs += last.refs.length;
       messages.push(msg(1000 + s, 2048));
     }
     const final = JSON.stringify({ messages: messages.slice(0, -1) }).length;
-    expect(most).toBeLessThanOrEqual(20);
+    // A get reads, on average over the steps, under 10 chunks (merging pairs by size: 13).
+    expect(refs / 200).toBeLessThanOrEqual(11);
     expect(t.read(last!)).toEqual({ messages: messages.slice(0, -1) });
     // Chunk text: the final state about three times (level 0, 1 and 2), as with runs merged by pairs.
     const text = [...t.chunks.values()].reduce((a, d) => a + d.length, 0);
     expect(text / final).toBeLessThanOrEqual(3);
-  });
+  }, 60_000);
 
   it('grows linearly: a W6-like run stores ≤ 5× its final JSON, and 400 steps ≤ 2.5× the bytes of 200', () => {
     const run = (steps: number) => {
