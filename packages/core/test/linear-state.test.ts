@@ -268,5 +268,5 @@ describe('linear state encoding', () => {
     expect(two.bytes / two.final).toBeLessThanOrEqual(5);
     expect(four.bytes / four.final).toBeLessThanOrEqual(5);
     expect(four.bytes / two.bytes).toBeLessThanOrEqual(2.5);
-  });
+  }, 60_000);
 });
