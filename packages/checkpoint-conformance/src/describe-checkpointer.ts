@@ -15,6 +15,7 @@ import { otherReleasesSuite } from './suites/other-releases.js';
 import { processRacesSuite } from './suites/process-races.js';
 import { putGetSuite } from './suites/put-get.js';
 import { racesSuite } from './suites/races.js';
+import { refusedPutsSuite } from './suites/refused-puts.js';
 import { retentionSuite } from './suites/retention.js';
 import { revisionsSuite } from './suites/revisions.js';
 import { serializationSuite } from './suites/serialization.js';
@@ -38,6 +39,7 @@ export const ALL_SUITES: readonly ConformanceSuite[] = [
   otherReleasesSuite,
   durabilitySuite,
   damagedStorageSuite,
+  refusedPutsSuite,
   writesSuite,
   leasesSuite,
   failedRunsSuite,

@@ -69,6 +69,20 @@ export interface CheckpointerHarness<C extends Checkpointer = Checkpointer> {
    */
   damage?: Readonly<Record<string, Damage<C>>>;
   /**
+   * Ways the store itself refuses a write, by name: each makes `cp`'s storage refuse, from then on, every put
+   * of a new checkpoint for `thread`, the way that storage can really refuse one (a trigger that fails the
+   * statement or rolls the transaction back, a deferred constraint that fails the COMMIT). The kit calls it
+   * after `setup()`. Enables the "refused puts" suite, which checks every one the same way: the refused put
+   * rejects with `StorageError` and stores nothing, and the puts issued together with it (one group commit,
+   * where the backend groups them) still land. Without it that suite registers one test whose name says so.
+   *
+   * @example
+   * refuse: {
+   *   'a trigger that fails the statement': async (cp, thread) => addTrigger(cp, thread, 'RAISE(ABORT)'),
+   * },
+   */
+  refuse?: Readonly<Record<string, Refusal<C>>>;
+  /**
    * Storage as earlier releases of the backend left it, by name: each call resolves with a checkpointer on
    * fresh storage laid out (and perhaps filled) by that release, which `cleanup` removes like a `create()`d
    * one. Enables the "other releases" suite: setup brings each up to date, whatever it held reads back the
@@ -95,6 +109,11 @@ export type Damage<C extends Checkpointer = Checkpointer> = {
   // Typed as a method, so a harness of a subclass still converts to `CheckpointerHarness` (as with `reopen`).
   damage(cp: C, at: { readonly thread: string; readonly step: number }): Promise<void>;
 }['damage'];
+
+/** Makes `cp`'s storage refuse every later put of a new checkpoint for `thread` (see `CheckpointerHarness.refuse`). */
+export type Refusal<C extends Checkpointer = Checkpointer> = {
+  refuse(cp: C, thread: string): Promise<void>;
+}['refuse'];
 
 /** Knobs a backend may turn; each has a default that every conforming backend meets. */
 export interface CheckpointerCapabilities {

@@ -1,7 +1,7 @@
 export { type ConformanceSuite, registerSuite, type SuiteDescriber } from './define-suite.js';
 export { ALL_SUITES, describeCheckpointer } from './describe-checkpointer.js';
 export { expectFlowError } from './expect-error.js';
-export type { CheckpointerCapabilities, CheckpointerHarness, Damage } from './harness.js';
+export type { CheckpointerCapabilities, CheckpointerHarness, Damage, Refusal } from './harness.js';
 export { DEFAULT_PROCESSES, DEFAULT_RACE_WIDTH, type Kit } from './kit.js';
 export { ChildPool, type RunInChildrenOptions, runInChildren } from './process/child-pool.js';
 export type { ChildOpener, ChildTask } from './process/child-spec.js';
@@ -20,6 +20,7 @@ export { describeOtherReleases, otherReleasesSuite } from './suites/other-releas
 export { describeProcessRaces, processRacesSuite } from './suites/process-races.js';
 export { describePutGet, putGetSuite } from './suites/put-get.js';
 export { describeRaces, racesSuite } from './suites/races.js';
+export { describeRefusedPuts, refusedPutsSuite } from './suites/refused-puts.js';
 export { describeRetention, retentionSuite } from './suites/retention.js';
 export { describeRevisions, revisionsSuite } from './suites/revisions.js';
 export { describeSerialization, serializationSuite } from './suites/serialization.js';

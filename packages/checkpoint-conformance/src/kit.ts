@@ -1,6 +1,6 @@
 import type { Checkpointer } from '@flow/core';
 import { afterEach, beforeEach } from 'vitest';
-import type { CheckpointerHarness, Damage } from './harness.js';
+import type { CheckpointerHarness, Damage, Refusal } from './harness.js';
 import type { ChildOpener } from './process/child-spec.js';
 
 /** What every suite's tests use: fresh storage per call, closed and cleaned up after each test. */
@@ -21,6 +21,8 @@ export interface Kit<C extends Checkpointer = Checkpointer> {
   readonly processes: number;
   /** The harness's ways to damage a stored checkpoint, by name (none when it declares no `damage`). */
   readonly damage: Readonly<Record<string, Damage<C>>>;
+  /** The harness's ways to make the store refuse a thread's puts, by name (none when it declares no `refuse`). */
+  readonly refuse: Readonly<Record<string, Refusal<C>>>;
   /** Storage of earlier releases, by name, tracked for teardown like `create()` (none when not declared). */
   readonly earlierReleases: Readonly<Record<string, () => Promise<C>>>;
   /** Storage a newer release wrote, tracked for teardown, or `undefined` when the harness declares none. */
@@ -103,6 +105,7 @@ export function useKit<C extends Checkpointer>(harness: CheckpointerHarness<C>):
     openInChild: openInChild && (async (cp: C) => openInChild(cp)),
     processes: harness.capabilities?.processes ?? DEFAULT_PROCESSES,
     damage: harness.damage ?? {},
+    refuse: harness.refuse ?? {},
     earlierReleases: Object.fromEntries(
       Object.entries(harness.earlierReleases ?? {}).map(([name, make]) => [name, track(make)]),
     ),

@@ -2,6 +2,7 @@ import { describeCheckpointer } from '../src/index.js';
 import {
   ReferenceCheckpointer,
   referenceDamage,
+  referenceRefusal,
   referenceReleases,
 } from './fixtures/reference-checkpointer.js';
 
@@ -13,6 +14,7 @@ describeCheckpointer('reference', {
   reopenWith: async (cp, { stateStorage }) => new ReferenceCheckpointer({ store: cp.shared, stateStorage }),
   countChunks: async (cp, thread) => cp.chunkCount(thread),
   damage: referenceDamage,
+  refuse: referenceRefusal,
   ...referenceReleases(),
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

@@ -5,6 +5,7 @@ import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import Database from 'better-sqlite3';
 import { SqliteCheckpointer } from '../src/index.js';
 import { sqliteDamage } from './support/damage.js';
+import { commitRefusal, sqliteRefusals } from './support/refusals.js';
 import { earlierReleases, newerRelease } from './support/releases.js';
 
 // A temp file per created checkpointer; reopen opens a second connection on the same file, and the kit's
@@ -14,6 +15,16 @@ function chunksIn(file: string, thread: string): number {
   const db = new Database(file, { readonly: true });
   try {
     return db.prepare('SELECT count(*) FROM flow_chunks WHERE thread = ?').pluck().get(thread) as number;
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs `edit` on a second connection on `cp`'s file. */
+function onFile(cp: SqliteCheckpointer, edit: (db: Database.Database) => void): void {
+  const db = new Database(cp.filename);
+  try {
+    edit(db);
   } finally {
     db.close();
   }
@@ -31,14 +42,9 @@ describeCheckpointer('sqlite', {
   }),
   cleanup: async (cp) => rmSync(dirname(cp.filename), { recursive: true, force: true }),
   // A second connection on the file edits a row behind the checkpointer's back.
-  damage: sqliteDamage((cp, edit) => {
-    const db = new Database(cp.filename);
-    try {
-      edit(db);
-    } finally {
-      db.close();
-    }
-  }),
+  damage: sqliteDamage(onFile),
+  // Triggers a second connection adds to the file.
+  refuse: sqliteRefusals(onFile),
   // Copies of files earlier releases wrote, and a file with a newer release's version recorded by hand.
   earlierReleases,
   newerRelease,
@@ -82,5 +88,10 @@ describeCheckpointer('sqlite, a Database passed in', {
   },
   // The caller's own connection edits a row behind the checkpointer's back.
   damage: sqliteDamage((cp, edit) => edit(handed.get(cp)!)),
+  // On the caller's connection, a COMMIT can be refused too: a deferred foreign key, with foreign keys on.
+  refuse: {
+    ...sqliteRefusals((cp, edit) => edit(handed.get(cp)!)),
+    'a deferred foreign key that fails the COMMIT': commitRefusal((cp) => handed.get(cp)!),
+  },
   capabilities: { writes: true, leases: true, failedRuns: true },
 });

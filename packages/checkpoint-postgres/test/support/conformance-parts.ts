@@ -14,6 +14,7 @@ import {
   processRacesSuite,
   putGetSuite,
   racesSuite,
+  refusedPutsSuite,
   registerSuite,
   retentionSuite,
   revisionsSuite,
@@ -48,6 +49,26 @@ function earlierRelease(version: number) {
   };
 }
 
+/**
+ * Makes Postgres refuse every new checkpoint row of `thread` with a trigger of the schema: `BEFORE INSERT` fails
+ * the statement; a constraint trigger `DEFERRABLE INITIALLY DEFERRED` fails only at COMMIT.
+ */
+function refuseWith(kind: 'statement' | 'commit') {
+  return async (cp: PostgresCheckpointer, thread: string) => {
+    const s = quoteIdent(cp.schema);
+    const when = `FOR EACH ROW WHEN (NEW.thread = '${thread.replaceAll("'", "''")}')`;
+    const trigger =
+      kind === 'statement'
+        ? `CREATE TRIGGER kit_refuse BEFORE INSERT ON ${s}.checkpoints ${when}`
+        : `CREATE CONSTRAINT TRIGGER kit_refuse AFTER INSERT ON ${s}.checkpoints DEFERRABLE INITIALLY DEFERRED ${when}`;
+    await withPool((pool) =>
+      pool.query(`CREATE FUNCTION ${s}.kit_refuse() RETURNS trigger LANGUAGE plpgsql
+        AS $$ BEGIN RAISE EXCEPTION 'refused by a trigger'; END $$;
+        ${trigger} EXECUTE FUNCTION ${s}.kit_refuse();`),
+    );
+  };
+}
+
 /** Sets one column of one checkpoint row by hand, through a pool of the test's own. */
 function editColumn(set: string) {
   return async (cp: PostgresCheckpointer, at: { thread: string; step: number }) => {
@@ -78,7 +99,7 @@ export const PARTS: Record<'core' | 'threads' | 'lifecycle' | 'protocol', readon
     processRacesSuite,
     closeSuite,
   ],
-  protocol: [writesSuite, leasesSuite, failedRunsSuite, damagedStorageSuite],
+  protocol: [writesSuite, leasesSuite, failedRunsSuite, damagedStorageSuite, refusedPutsSuite],
 };
 
 export const harness: CheckpointerHarness<PostgresCheckpointer> = {
@@ -99,6 +120,10 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     'a state with an unknown value tag': editColumn(`state = '{"$flow": "no-such-tag"}'::jsonb`),
     'meta that is not JSON': editColumn(`meta = 'not json'`),
     'a run error that is not JSON': editColumn(`error = '{"node":'`),
+  },
+  refuse: {
+    'a trigger that fails the statement': refuseWith('statement'),
+    'a deferred constraint trigger that fails the COMMIT': refuseWith('commit'),
   },
   // Schemas built by the migrations of each earlier release, as it recorded them.
   earlierReleases: {
