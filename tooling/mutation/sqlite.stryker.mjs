@@ -12,6 +12,6 @@ export default mutationConfig({
     '!packages/checkpoint-sqlite/src/connection.ts',
     '!packages/checkpoint-sqlite/src/private-file.ts',
   ],
-  // Today's score (80.2), so it cannot drop unnoticed; the goal is 85 (see the kit's README).
-  breakAt: 80,
+  // The goal, met (88.5 today, see the kit's README), so it cannot drop under it unnoticed.
+  breakAt: 85,
 });
