@@ -5,6 +5,12 @@ const EMPTY_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
 import { assertInteger, assertStep, assertThreadId, normalizeTimestamp } from './validation.js';
 
+/** Every element a string; a hole counts as `undefined`, so a sparse array is not a list of names. */
+function allStrings(names: readonly unknown[]): boolean {
+  for (let i = 0; i < names.length; i++) if (typeof names[i] !== 'string') return false;
+  return true;
+}
+
 /** The fields a `Checkpoint` is built from. */
 export interface CheckpointInit<S = unknown> {
   /** The run's id: 1–512 characters, any Unicode except U+0000. */
@@ -62,7 +68,7 @@ export class Checkpoint<S = unknown> {
     assertThreadId(init.thread);
     assertStep(init.step);
     const next = init.next ?? [];
-    if (!Array.isArray(next) || next.some((n) => typeof n !== 'string')) {
+    if (!Array.isArray(next) || !allStrings(next)) {
       throw new InvalidArgumentError('next must be an array of node names (strings)');
     }
     const interrupted = init.interrupted ?? false;
@@ -93,7 +99,8 @@ export class Checkpoint<S = unknown> {
     this.thread = init.thread;
     this.step = init.step;
     this.state = init.state;
-    this.next = Object.freeze([...next]);
+    // A frozen array can never change, so it is kept as it is (a backend's reads hand one over) instead of copied.
+    this.next = Object.isFrozen(next) ? next : Object.freeze([...next]);
     this.interrupted = interrupted;
     this.interruptNode = interruptNode;
     this.interruptPayload = init.interruptPayload === undefined ? null : init.interruptPayload;

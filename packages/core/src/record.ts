@@ -233,11 +233,12 @@ export function decodeRecord(
   location: RecordLocation,
   backend?: string,
 ): Checkpoint {
-  const at = { thread: record.thread, step: record.step };
-  const refs = record.refs;
+  const { thread, step, refs } = record;
+  // Contexts are written out, not spread from a shared `{ thread, step }`: in a profile of gets of a 2 KB
+  // checkpoint, the two spreads cost a fifth as much as parsing the state.
   const state =
     refs === undefined || refs.length === 0
-      ? deserializeField(serializer, record.state, { ...at, field: 'state' }, location, backend)
+      ? deserializeField(serializer, record.state, { thread, step, field: 'state' }, location, backend)
       : decodeLinear(
           { ...record, refs },
           {
@@ -250,14 +251,14 @@ export function decodeRecord(
   const interruptPayload = deserializeField(
     serializer,
     record.interruptPayload,
-    { ...at, field: 'interruptPayload' },
+    { thread, step, field: 'interruptPayload' },
     location,
     backend,
   );
   try {
     return new Checkpoint({
-      thread: record.thread,
-      step: record.step,
+      thread,
+      step,
       state,
       next: record.next,
       interrupted: record.interrupted,

@@ -35,6 +35,16 @@ describe('Checkpoint', () => {
     expect(cp.step).toBe(1);
   });
 
+  it('copies a next it could see change, and keeps a frozen one as it is', () => {
+    const names = ['a'];
+    const cp = new Checkpoint({ thread: 't', step: 1, state: 1, next: names });
+    names.push('b');
+    expect(cp.next).toEqual(['a']);
+    expect(Object.isFrozen(cp.next)).toBe(true);
+    const frozen = Object.freeze(['a', 'b']);
+    expect(new Checkpoint({ thread: 't', step: 1, state: 1, next: frozen }).next).toBe(frozen);
+  });
+
   it('normalises ts to toISOString form', () => {
     const cp = new Checkpoint({ thread: 't', step: 0, state: 1, ts: '2024-05-06T07:08:09+02:00' });
     expect(cp.ts).toBe('2024-05-06T05:08:09.000Z');
@@ -50,6 +60,10 @@ describe('Checkpoint', () => {
     [{ thread: 't', step: 1.5 }],
     [{ thread: 't', step: 2 ** 31 }],
     [{ thread: 't', step: 0, next: 'a' }],
+    [{ thread: 't', step: 0, next: ['a', 1] }],
+    // A hole is no node name: a sparse list is rejected, frozen or not.
+    [{ thread: 't', step: 0, next: new Array<string>(1) }],
+    [{ thread: 't', step: 0, next: Object.freeze(new Array<string>(1)) }],
     [{ thread: 't', step: 0, interrupted: 'yes' }],
     [{ thread: 't', step: 0, ts: 'not a date' }],
   ])('rejects invalid fields %j with InvalidArgumentError', (fields) => {
