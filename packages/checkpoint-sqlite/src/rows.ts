@@ -84,13 +84,21 @@ function parseRefs(text: string): string[] {
   return refs;
 }
 
-function parseNext(text: unknown): string[] {
-  // Stryker disable next-line ConditionalExpression,StringLiteral: a fast path; JSON.parse('[]') is [] too
-  if (text === '[]') return []; // a finished or interrupted run
+const NO_NODES: readonly string[] = Object.freeze([]);
+/** The last frontier read, frozen, and its text: a graph's steps mostly repeat one, so it is parsed once. */
+let lastNextText = '[]';
+let lastNext = NO_NODES;
+
+/** A frozen list, which core's `Checkpoint` keeps as it is rather than copying. */
+function parseNext(text: unknown): readonly string[] {
+  if (text === lastNextText) return lastNext;
   const next: unknown = typeof text === 'string' ? JSON.parse(text) : undefined;
   // Core's Checkpoint checks the names, but would read a missing list (`null`) as an empty one.
   if (!Array.isArray(next)) throw new Error('next is not a list of node names');
-  return next as string[];
+  // The same text always parses to the same list, so keeping it is safe even for one core then rejects.
+  lastNextText = text as string;
+  lastNext = Object.freeze(next as string[]);
+  return lastNext;
 }
 
 /**
