@@ -35,10 +35,8 @@ import { quoteIdent } from './quote.js';
 import {
   type CheckpointRow,
   type LeaseRow,
-  type OneCheckpointRow,
   type ThreadRow,
   toLease,
-  toOneRecord,
   toRecords,
   toThreadInfo,
   toWrite,
@@ -398,8 +396,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
       step === undefined
         ? this.#bind(this.#sql.getLatest, [thread])
         : this.#bind(this.#sql.getStep, [thread, step]);
-    const { rows } = await this.#pool.query<OneCheckpointRow>(query);
-    return rows[0] && toOneRecord(thread, rows[0]);
+    const { rows } = await this.#pool.query<CheckpointRow>(query);
+    return toRecords(thread, rows)[0];
   }
 
   protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {

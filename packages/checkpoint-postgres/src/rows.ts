@@ -8,8 +8,8 @@ import {
 } from '@flow/core';
 import { fromEpochMs } from './timestamp.js';
 
-/** A checkpoint's columns as the read statements select them. */
-export interface RecordRow {
+/** A checkpoint row as the statements select it. */
+export interface CheckpointRow {
   step: number;
   revision: number;
   state: string;
@@ -22,17 +22,8 @@ export interface RecordRow {
   meta: string;
   /** JSON array of the chunk ids the state references, or null for a whole state. */
   refs: string | null;
-}
-
-/** A row of a `withChunks` read (list): a checkpoint, or one of their chunks. */
-export interface CheckpointRow extends RecordRow {
   /** Set on the rows that are chunks (id; data in `state`), null on checkpoints. */
   chunk: string | null;
-}
-
-/** The row of a one-checkpoint read (get): the chunks its refs name as JSON `[[id, data], …]`, or null. */
-export interface OneCheckpointRow extends RecordRow {
-  chunks: string | null;
 }
 
 /** A thread summary row as listThreads selects it: the id and core's summary text. */
@@ -75,17 +66,7 @@ export function toRecords(thread: string, rows: readonly CheckpointRow[]): Check
   return records.length > 1 ? records.sort((a, b) => b.step - a.step) : records;
 }
 
-/** The checkpoint of a one-checkpoint read, with the chunks found (a missing one simply absent: core reports it). */
-export function toOneRecord(thread: string, row: OneCheckpointRow): CheckpointRecord {
-  const record = toRecord(thread, row);
-  if (row.chunks !== null) {
-    const pairs = JSON.parse(row.chunks) as [string, string][];
-    record.chunks = pairs.map(([id, data]) => ({ id, data }));
-  }
-  return record;
-}
-
-function toRecord(thread: string, row: RecordRow): CheckpointRecord {
+function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
   const record: CheckpointRecord = {
     thread,
     step: row.step,

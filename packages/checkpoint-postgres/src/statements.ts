@@ -26,13 +26,10 @@ export function bind(statement: Statement, values: unknown[], prepared = true): 
 }
 
 /** Columns of a checkpoint as read back: JSONB as text (parsed once, by the serializer), ts as epoch ms. */
-const RECORD_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
+const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
   array_to_json(next)::text AS next, interrupted, interrupt_node,
   interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta,
-  array_to_json(refs)::text AS refs`;
-
-/** The checkpoint columns of a `withChunks` read, whose chunk rows have the same shape. */
-const CHECKPOINT_COLUMNS = `${RECORD_COLUMNS}, NULL::text AS chunk`;
+  array_to_json(refs)::text AS refs, NULL::text AS chunk`;
 
 /** A chunk as a row of the same shape: its id in `chunk`, its data in `state`, every other column NULL. */
 const CHUNK_COLUMNS = `NULL::integer, NULL::float8, ch.data, NULL::text, NULL::boolean, NULL::text, NULL::text,
@@ -49,19 +46,6 @@ function withChunks(s: string, from: string): string {
     UNION ALL
     SELECT ${CHUNK_COLUMNS} FROM ${s}.chunks AS ch
     WHERE ch.thread = $1::text AND ch.id = ANY (ARRAY(SELECT unnest(r.refs) FROM (SELECT refs FROM ${from}) AS r))`;
-}
-
-/**
- * A read of one checkpoint (`where`: the rest of a SELECT on the checkpoints table `c` of thread $1): its
- * row alone, with the chunks its refs name as one JSON column (`[[id, data], …]`), looked up only when it
- * has refs. A whole state (every small one) costs a plain primary-key read: no second branch, no chunk scan.
- */
-function oneWithChunks(s: string, where: string): string {
-  return `
-    SELECT ${RECORD_COLUMNS}, CASE WHEN c.refs IS NULL THEN NULL ELSE coalesce((
-        SELECT json_agg(json_build_array(ch.id, ch.data))::text FROM ${s}.chunks AS ch
-        WHERE ch.thread = $1::text AND ch.id = ANY (c.refs)), '[]') END AS chunks
-    FROM ${s}.checkpoints AS c ${where}`;
 }
 
 /** A thread as listThreads reads it: its id and the summary text core decodes (two columns, like a bare scan). */
@@ -314,8 +298,10 @@ export function buildStatements(schema: string): Statements {
     revisionOf: statement(
       `SELECT revision::float8 AS revision FROM ${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`,
     ),
-    getLatest: statement(oneWithChunks(s, 'WHERE c.thread = $1::text ORDER BY c.step DESC LIMIT 1')),
-    getStep: statement(oneWithChunks(s, 'WHERE c.thread = $1::text AND c.step = $2::integer')),
+    getLatest: statement(
+      withChunks(s, `${s}.checkpoints WHERE thread = $1::text ORDER BY step DESC LIMIT 1`),
+    ),
+    getStep: statement(withChunks(s, `${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`)),
     list: statement(
       withChunks(
         s,

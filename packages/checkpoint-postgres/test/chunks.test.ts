@@ -95,8 +95,8 @@ describe('chunks on postgres', () => {
   });
 
   it('reads chunk text back exactly, through get and list alike', async () => {
-    // get carries a checkpoint's chunks as one JSON column: quotes, escapes, line breaks and astral
-    // characters must come back as they were written.
+    // Chunks are text, never parsed by Postgres: quotes, escapes, line breaks and astral characters must
+    // come back as they were written, whichever statement read them.
     const tricky = chunk('x', `{"s":"\\" \\\\ \\n \\u0000 \u2028 \u{1F600} é","t":[1.50,"\t"]}`);
     await cp.write(record('text', 0, ['x', 'y'], [tricky, chunk('y', '"\n"')]));
     expect(byId((await cp.read('text'))?.chunks)).toEqual([tricky, chunk('y', '"\n"')]);
