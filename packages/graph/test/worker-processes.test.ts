@@ -75,14 +75,14 @@ describe.each(allBackends().filter((b) => b.openInChild))(
     }, async () => {
       const { checkpointer, store } = await open();
       const trace = newTrace();
-      const c = child(store, { steps: 3, trace, hangAt: 1, leaseMs: 300 }, 'invoke', { thread: 'alive' });
+      const c = child(store, { steps: 3, trace, hangAt: 1, leaseMs: 500 }, 'invoke', { thread: 'alive' });
       await c.line(/^hanging alive/);
       const app = counter(engine, checkpointer, { steps: 3, trace });
       const log: string[] = [];
       const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
       worker.start();
       // Four lease lengths: only the other process's renewals keep its lease live.
-      await new Promise((r) => setTimeout(r, 1_200));
+      await new Promise((r) => setTimeout(r, 2_000));
       expect(
         traced(trace).map(([, step, pid]) => `${step} ${pid === String(process.pid) ? 'worker' : 'owner'}`),
       ).toEqual(['0 owner', '1 owner']);

@@ -72,14 +72,15 @@ describe.each(allBackends())('workers on $name', (backend) => {
 
   it('leaves a run with a live lease alone, however long it runs', { timeout: 30_000 }, async () => {
     const checkpointer = await backend.create();
-    const live = gated(checkpointer, 1, 150);
+    // 400 ms: a renewal is due every third of it; with 150 ms, a busy CI machine delayed one past the lease.
+    const live = gated(checkpointer, 1, 400);
     const running = live.app.invoke({ n: 0 }, { thread: 'live' });
     await until(() => live.seen.runs === 1, 'the node to start');
     const log: string[] = [];
     const worker = createWorker(live.app, { pollMs: 20, log: (l) => log.push(l) });
     worker.start();
     // Four lease lengths: the lease lives only by its renewals, and the worker must not take the run.
-    await sleep(600);
+    await sleep(1_600);
     expect(live.seen.runs).toBe(1);
     expect((await live.app.history('live')).map((c) => c.step)).toEqual([0]);
     live.open();
