@@ -1,8 +1,7 @@
 import { Checkpoint } from '@flow/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watch } from './support/monitor.js';
-import { ProbeCheckpointer } from './support/probe-checkpointer.js';
-import { freshPrefix, plainClient, redisUrl } from './support/stores.js';
+import { describe, expect, it } from 'vitest';
+import { plainClient } from './support/stores.js';
+import { watched } from './support/watched.js';
 
 const at = (thread: string, step: number, state: unknown = { thread, step }) =>
   new Checkpoint({ thread, step, state, next: ['n'] });
@@ -12,21 +11,11 @@ const outcomes = (settled: PromiseSettledResult<Checkpoint>[]) =>
   settled.map((s) => (s.status === 'fulfilled' ? s.value.revision : (s.reason as { code?: string }).code));
 
 describe('puts that arrive together', () => {
-  const prefix = freshPrefix();
-  const cp = new ProbeCheckpointer(redisUrl, { prefix });
-  let monitor: Awaited<ReturnType<typeof watch>>;
-  beforeAll(async () => {
-    await cp.setup();
-    monitor = await watch(redisUrl, cp.connection, prefix);
-  });
-  afterAll(async () => {
-    monitor.close();
-    await cp.close();
-  });
+  const { prefix, cp, during } = watched();
 
   it('go to Redis as one EVALSHA, and each is stored', async () => {
     const threads = Array.from({ length: 10 }, (_, i) => `g${i}`);
-    const { sent } = await monitor.during(() => Promise.all(threads.map((t) => cp.put(at(t, 0)))));
+    const { sent } = await during(() => Promise.all(threads.map((t) => cp.put(at(t, 0)))));
     expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
     const stored = await Promise.all(threads.map(async (t) => (await cp.get(t))?.state));
     expect(stored).toEqual(threads.map((thread) => ({ thread, step: 0 })));
@@ -35,7 +24,7 @@ describe('puts that arrive together', () => {
   it('a conflicting conditional put fails alone: the puts beside it in the call are stored', async () => {
     await cp.put(at('c1', 0, 'first'));
     let settled: PromiseSettledResult<Checkpoint>[] = [];
-    const { sent } = await monitor.during(async () => {
+    const { sent } = await during(async () => {
       settled = await Promise.allSettled([
         cp.put(at('c0', 0)),
         cp.put(at('c1', 0, 'stale'), { ifRevision: 0 }),
@@ -56,7 +45,7 @@ describe('puts that arrive together', () => {
     // Not a hash: the put's first command on it fails with WRONGTYPE.
     await plainClient().set(`${prefix}:cp|broken`, 'a string');
     let settled: PromiseSettledResult<Checkpoint>[] = [];
-    const { sent } = await monitor.during(async () => {
+    const { sent } = await during(async () => {
       settled = await Promise.allSettled([cp.put(at('x0', 0)), cp.put(at('broken', 0)), cp.put(at('x1', 0))]);
     });
     expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);

@@ -1,36 +1,18 @@
 import { Checkpoint } from '@flow/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SCRIPTS } from '../src/scripts.js';
-import { watch } from './support/monitor.js';
 import { ProbeCheckpointer } from './support/probe-checkpointer.js';
-import { freshPrefix, plainClient, redisUrl } from './support/stores.js';
+import { plainClient, redisUrl } from './support/stores.js';
+import { watched } from './support/watched.js';
 
 const big = 'x'.repeat(100_000);
 const at = (thread: string, step: number, next = ['n']) =>
   new Checkpoint({ thread, step, state: { big }, next });
 
-/**
- * A set-up checkpointer on a fresh prefix and a MONITOR on its connection, for the calling `describe` block:
- * `during(fn)` returns what the checkpointer sent while `fn` ran. It writes whole states (as stores did before
- * chunks, and still do for `stateStorage: 'whole'`), so a large state takes the staged path; chunks below.
- */
-function watched(options: { stateStorage?: 'linear' | 'whole' } = { stateStorage: 'whole' }) {
-  const prefix = freshPrefix();
-  const cp = new ProbeCheckpointer(redisUrl, { prefix, ...options });
-  let monitor: Awaited<ReturnType<typeof watch>>;
-  beforeAll(async () => {
-    await cp.setup();
-    monitor = await watch(redisUrl, cp.connection, prefix);
-  });
-  afterAll(async () => {
-    monitor.close();
-    await cp.close();
-  });
-  return { prefix, cp, during: (fn: () => Promise<unknown>) => monitor.during(fn) };
-}
-
 describe('round trips (counted with MONITOR)', () => {
-  const { prefix, cp, during } = watched();
+  // Whole states (as stores wrote before chunks, and still do for `stateStorage: 'whole'`), so a large state
+  // takes the staged path; chunks below.
+  const { prefix, cp, during } = watched({ stateStorage: 'whole' });
 
   // A large state (these are 100 KB) travels by SET, not as a script argument (Redis copies those into Lua:
   // keys.ts), in the same MULTI as the script: one request, and nothing runs between the two.
@@ -170,7 +152,7 @@ describe('round trips of chunks (counted with MONITOR)', () => {
 
 // In this file, not its own: a SCRIPT FLUSH running in parallel would blur the counts above.
 describe('script cache', () => {
-  const { prefix, cp, during } = watched();
+  const { prefix, cp, during } = watched({ stateStorage: 'whole' });
 
   it('survives SCRIPT FLUSH: NOSCRIPT falls back to EVAL once, then EVALSHA again', async () => {
     await cp.put(at('t', 0));
