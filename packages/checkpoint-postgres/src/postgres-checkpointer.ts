@@ -331,7 +331,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     const kind = linear ? this.#sql.linear : this.#sql;
     if (linear) {
       values.push(
-        refs,
+        refs.join(' '),
         chunks.map((c) => c.id),
         chunks.map((c) => c.data),
       );

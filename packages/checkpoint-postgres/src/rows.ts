@@ -20,7 +20,7 @@ export interface CheckpointRow {
   ts: number;
   error: string | null;
   meta: string;
-  /** JSON array of the chunk ids the state references, or null for a whole state. */
+  /** The chunk ids the state references, joined by spaces, or null for a whole state. */
   refs: string | null;
   /** Set on the rows that are chunks (id; data in `state`), null on checkpoints. */
   chunk: string | null;
@@ -82,7 +82,7 @@ function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
     meta: row.meta,
   };
   if (row.refs !== null) {
-    record.refs = JSON.parse(row.refs) as string[];
+    record.refs = row.refs === '' ? [] : row.refs.split(' ');
     record.chunks = [];
   }
   return record;

@@ -29,7 +29,7 @@ export function bind(statement: Statement, values: unknown[], prepared = true): 
 const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
   array_to_json(next)::text AS next, interrupted, interrupt_node,
   interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta,
-  array_to_json(refs)::text AS refs, NULL::text AS chunk`;
+  refs, NULL::text AS chunk`;
 
 /** A chunk as a row of the same shape: its id in `chunk`, its data in `state`, every other column NULL. */
 const CHUNK_COLUMNS = `NULL::integer, NULL::float8, ch.data, NULL::text, NULL::boolean, NULL::text, NULL::text,
@@ -45,7 +45,8 @@ function withChunks(s: string, from: string): string {
     (SELECT ${CHECKPOINT_COLUMNS} FROM ${from})
     UNION ALL
     SELECT ${CHUNK_COLUMNS} FROM ${s}.chunks AS ch
-    WHERE ch.thread = $1::text AND ch.id = ANY (ARRAY(SELECT unnest(r.refs) FROM (SELECT refs FROM ${from}) AS r))`;
+    WHERE ch.thread = $1::text
+      AND ch.id = ANY (ARRAY(SELECT unnest(string_to_array(r.refs, ' ')) FROM (SELECT refs FROM ${from}) AS r))`;
 }
 
 /** A thread as listThreads reads it: its id and the summary text core decodes (two columns, like a bare scan). */
@@ -64,7 +65,8 @@ function threadLock(schema: string): string {
 /**
  * Parameters of every put: $1 thread, $2 step, $3 state, $4 next, $5 interrupted, $6 interrupt node,
  * $7 interrupt payload, $8 ts, $9 error, $10 meta, $11 the thread's status (core's `statusOf`), $12 its listing
- * summary (core's `threadSummaryOf`); a put of a state that references chunks adds $13 its refs, $14 the ids
+ * summary (core's `threadSummaryOf`); a put of a state that references chunks adds $13 its refs (joined by
+ * spaces, as the column keeps them), $14 the ids
  * and $15 the data of the chunks new with it; then, for the conditional update, the expected revision; then,
  * for a put with writes, three arrays of nodes, keys and values.
  */
@@ -134,7 +136,7 @@ function put(schema: string, s: string, write: string, linear: boolean, writes: 
  */
 function refsCheck(s: string): string {
   return `needed AS (
-      SELECT DISTINCT r.id FROM unnest($13::text[]) AS r(id) WHERE r.id <> ALL ($14::text[])
+      SELECT DISTINCT r.id FROM unnest(string_to_array($13::text, ' ')) AS r(id) WHERE r.id <> ALL ($14::text[])
     ), present AS (
       SELECT ch.id FROM ${s}.chunks AS ch
       WHERE ch.thread = $1::text AND ch.id IN (SELECT id FROM needed) AND (SELECT count(*) FROM locked) >= 0
@@ -164,7 +166,7 @@ function insert(s: string, linear: boolean, onConflict: string): string {
       (thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta,
        refs)
     SELECT $1::text, $2::integer, 1, $3::jsonb, $4::text[], $5::boolean, $6::text, $7::jsonb, $8::timestamptz,
-      $9::text, $10::text, ${linear ? '$13::text[]' : 'NULL'}
+      $9::text, $10::text, ${linear ? '$13::text' : 'NULL'}
     WHERE ${guard(linear)}
     ${onConflict}`;
 }
@@ -180,7 +182,7 @@ function updateIfRevision(s: string, linear: boolean): string {
   return `UPDATE ${s}.checkpoints AS c SET
       revision = c.revision + 1, state = $3::jsonb, next = $4::text[], interrupted = $5::boolean,
       interrupt_node = $6::text, interrupt_payload = $7::jsonb, ts = $8::timestamptz, error = $9::text,
-      meta = $10::text, refs = ${linear ? '$13::text[]' : 'NULL'}
+      meta = $10::text, refs = ${linear ? '$13::text' : 'NULL'}
     WHERE c.thread = $1::text AND c.step = $2::integer AND c.revision = $${expected}::bigint
       AND ${guard(linear)}`;
 }
@@ -207,7 +209,7 @@ export interface PutForms extends PutStatements {
 
 /** Every statement of one schema. */
 export interface Statements extends PutForms {
-  /** The puts of a state that references chunks ($13 refs, $14 new chunk ids, $15 their data). */
+  /** The puts of a state that references chunks ($13 refs joined by spaces, $14 new chunk ids, $15 their data). */
   linear: PutForms;
   /** putWrites: $3 nodes, $4 keys, $5 values, under the thread's lock. */
   putWrites: Statement;
@@ -325,7 +327,7 @@ export function buildStatements(schema: string): Statements {
       ), writes AS (
         DELETE FROM ${s}.writes WHERE thread = $1::text AND step IN (SELECT step FROM gone)
       ), live AS (
-        SELECT unnest(refs) AS id FROM ${s}.checkpoints
+        SELECT unnest(string_to_array(refs, ' ')) AS id FROM ${s}.checkpoints
         WHERE thread = $1::text AND refs IS NOT NULL AND step NOT IN (SELECT step FROM gone)
       ), unreferenced AS (
         DELETE FROM ${s}.chunks AS ch

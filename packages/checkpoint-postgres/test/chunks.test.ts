@@ -178,7 +178,7 @@ describe('chunks on postgres', () => {
       await putter.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${schema}.seen`]);
       await putter.query(
         `INSERT INTO ${s}.checkpoints (thread, step, revision, state, next, interrupted, interrupt_payload, ts, refs)
-         VALUES ('seen', 2, 1, '{}', '{n}', false, 'null', now(), '{a}')`,
+         VALUES ('seen', 2, 1, '{}', '{n}', false, 'null', now(), 'a')`,
       );
       const prune = other.removeBefore('seen', { beforeStep: 2 });
       await waitForLockWaiter(admin, schema, 'seen');

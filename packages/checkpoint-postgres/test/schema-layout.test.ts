@@ -43,11 +43,11 @@ describe('the schema', () => {
     }
   });
 
-  it('keeps chunks as text per (thread, id), thread and id in the "C" collation; refs as a text array', async () => {
+  it('keeps chunks as text per (thread, id), thread and id in the "C" collation; refs as one text', async () => {
     expect(await column('chunks', 'data')).toMatchObject({ data_type: 'text' });
     expect(await column('chunks', 'thread')).toMatchObject({ collation_name: 'C' });
     expect(await column('chunks', 'id')).toMatchObject({ collation_name: 'C' });
-    expect(await column('checkpoints', 'refs')).toMatchObject({ data_type: 'ARRAY' });
+    expect(await column('checkpoints', 'refs')).toMatchObject({ data_type: 'text' });
     const { rows } = await admin.query(
       `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
        WHERE conrelid = to_regclass($1) AND contype = 'p'`,
@@ -103,6 +103,7 @@ describe('the schema', () => {
       { version: 3, name: 'error and meta as text' },
       { version: 4, name: 'thread summaries as one text' },
       { version: 5, name: 'chunks of linear state' },
+      { version: 6, name: 'refs as one text' },
     ]);
   });
 });

@@ -131,6 +131,7 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     'schema 2': earlierRelease(2),
     'schema 3': earlierRelease(3),
     'schema 4': earlierRelease(4),
+    'schema 5': earlierRelease(5),
   },
   // A schema set up by this release, with a newer release's version recorded by hand.
   newerRelease: async () => {
