@@ -5,12 +5,12 @@ import { assertKeyPrefix } from './key-prefix.js';
  *
  * | key | type | holds |
  * | --- | --- | --- |
- * | `<prefix>:cp\|<thread>` | hash | per step `N`: `N:r` revision, `N:t` epoch ms, `N:m` meta JSON, `N:p` payload, `N:s` a small state, `N:f` the ids of the chunks its state references (comma-separated; absent for a whole state) |
+ * | `<prefix>:cp\|<thread>` | hash | per step `N` one field `N`: revision, epoch ms, where the state is, the payload's length and the ids of the chunks the state references, then meta JSON, payload and a small state (scripts.ts; codec.ts's packStep). A step stored before layout 6 has six fields instead: `N:r` revision, `N:t` epoch ms, `N:m` meta JSON, `N:p` payload, `N:s` a small state, `N:f` the refs |
  * | `<prefix>:ch\|<thread>` | hash | the thread's chunks: field `<id>`, value the chunk's serialized text |
  * | `<prefix>:st\|<N>\|<thread>` | string | the state of step `N` when it is large |
  * | `<prefix>:in\|<thread>` | string | a put's incoming large state, for the instant between its `SET` and its script |
  * | `<prefix>:steps\|<thread>` | sorted set | the thread's step numbers (score = member = step) |
- * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's summary: `step`, `status`, `ts`, `m` (its meta JSON) |
+ * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's `step`, `status` and `i` (its summary text, as in the indexes); before layout 6 also `ts` and `m` (its meta JSON) |
  * | `<prefix>:wr\|<N>\|<thread>` | hash | the writes of step `N`: field `<node>` U+0000 `<key>`, value the serialized write |
  * | `<prefix>:ws\|<thread>` | sorted set | the steps that have writes (score = member = step) |
  * | `<prefix>:lease\|<thread>` | hash | the lease: `owner`, `host`, `pid`, `exp` (epoch ms by Redis' clock); the key expires with it |
@@ -28,7 +28,7 @@ import { assertKeyPrefix } from './key-prefix.js';
  * Large states live in keys of their own, so a put never passes one through Lua: it `SET`s the state under
  * the `in` key and runs its script in the same `MULTI`, and the script `RENAME`s the key into place (or
  * deletes it on a conflict). Redis copies every script argument into a Lua string, far slower for a large
- * state than a `SET` (measured in tooling/bench/README.md). Small states go to the script as an argument and into the hash:
+ * state than a `SET` (measured in tooling/bench/README.md). Small states go to the script as an argument and into the step's field:
  * the `MULTI` costs three more commands, which is more than copying a few kilobytes.
  */
 /** The five thread indexes: every thread, then one per status. */

@@ -41,9 +41,8 @@ import {
   decodeLease,
   decodeRow,
   decodeWrites,
-  encodeMeta,
-  encodeRefs,
   groups,
+  packStep,
   UnreadableEntry,
   writeArgs,
   writeField,
@@ -74,11 +73,16 @@ import {
 // 4: chunks of linear state (a hash per thread) and each step's refs (N:f). An earlier release would read a
 // state that references chunks as if it were whole, so the version changes for it to refuse the prefix.
 // 5: index members carry each thread's summary text (`<thread> NUL <summary>`), so listing is one range read.
-// Each layout only adds to the one before, whose data it reads as it is, except for 5's index members: setup()
-// moves a prefix of layout 2, 3 or 4 to 5 by rewriting them (UPGRADE_INDEXES), then records 5 (a cluster
-// prefix of layout 3 or 4 too; layout 2 had no cluster form).
-const FORMAT_VERSION = '5';
-const EARLIER_FORMAT_VERSIONS = ['4', '3', '2'];
+// 6: a step is one packed field `N` of the checkpoints hash instead of six (codec.ts's packStep), and the
+// head keeps no `ts` and `m`: some 60 bytes a field in a hash past its listpack limits, 40 % of W6's bytes.
+// Each layout only adds to the one before, whose data it reads as it is (a step of six fields reads, is
+// overwritten and pruned as such), except for 5's index members: setup() moves a prefix of layout 2, 3 or 4
+// by rewriting them (UPGRADE_INDEXES), then records 6 (a cluster prefix of layout 3, 4 or 5 too; layout 2 had
+// no cluster form); a prefix of layout 5 only gets its new version.
+const FORMAT_VERSION = '6';
+const EARLIER_FORMAT_VERSIONS = ['5', '4', '3', '2'];
+/** The earlier layouts whose index members already carry summaries. */
+const SUMMARIZED_INDEXES = ['5'];
 
 /**
  * States up to this many UTF-16 units (about as many bytes of JSON) go to the put script as an argument and
@@ -227,18 +231,19 @@ export class RedisCheckpointer extends BaseCheckpointer {
   /** The layouts setup() moves to this one: the cluster form of each (layout 3 was the first to have one). */
   #earlierFormats(): string[] {
     if (this.#keys.buckets === 1) return EARLIER_FORMAT_VERSIONS;
-    return ['4', '3'].map((v) => `${v}-cluster-${this.#keys.buckets}`);
+    return ['5', '4', '3'].map((v) => `${v}-cluster-${this.#keys.buckets}`);
   }
 
   /**
-   * Moves a prefix of an earlier layout to this one: rewrites every bucket's index members (idempotent, so
-   * processes may race here), then records this layout if the earlier one still is. Answers the layout stored.
+   * Moves a prefix of an earlier layout to this one: rewrites every bucket's index members unless they carry
+   * summaries already (idempotent, so processes may race here), then records this layout if the earlier one still is. Answers the layout stored.
    */
   async #upgrade(found: unknown): Promise<unknown> {
     const from = this.#earlierFormats().find((v) => v === String(found));
     if (found === null || from === undefined) return found;
     const keys = this.#keys;
-    for (let bucket = 0; bucket < keys.buckets; bucket++) {
+    const summarized = SUMMARIZED_INDEXES.includes(from.split('-')[0]!);
+    for (let bucket = 0; bucket < keys.buckets && !summarized; bucket++) {
       const { all, running, interrupted, done, failed } = keys.index(bucket);
       await this.call(UPGRADE_INDEXES, [all, running, interrupted, done, failed], [keys.headPrefix(bucket)]);
     }
@@ -295,14 +300,8 @@ export class RedisCheckpointer extends BaseCheckpointer {
       thread,
       record.step,
       ifRevision ?? '',
-      Date.parse(record.ts),
-      encodeMeta(record),
-      record.interruptPayload,
+      packStep(record, inline ? 's' : 'k'),
       statusOf(record),
-      record.ts,
-      inline ? 'inline' : 'staged',
-      inline ? record.state : '',
-      encodeRefs(record.refs),
       threadSummaryOf(record),
       chunksInline ? chunks.length : 0,
       writes.length,
@@ -502,7 +501,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
       [checkpoints, steps, this.#keys.chunks(thread)],
       [max, min, limit, this.#keys.statePrefix(thread), thread],
     )) as [unknown[], unknown[]];
-    const records = groups(rows, 6).map((row) => {
+    const records = groups(rows, 7).map((row) => {
       try {
         return decodeRow(thread, row);
       } catch (error) {

@@ -12,33 +12,38 @@ function lua(name: string, body: string): LuaScript {
   return { name, body, sha: createHash('sha1').update(body).digest('hex') };
 }
 
-// Field names of one step N in the checkpoints hash: N:r revision, N:t epoch ms, N:m meta JSON, N:p interrupt
-// payload, N:f the ids of the chunks its state references (comma-separated; absent for a whole state), and
-// N:s the state when it is small; a large state is the key `<prefix>:st|N|<thread>` instead (see keys.ts for
-// why). Thread keys come first as KEYS[1..4] = checkpoints, steps, head, incoming, and index keys as
+// One step N is the field `N` of the checkpoints hash (layout 6): `<revision> <epoch ms, maybe negative>
+// <kind> <payload length> <refs>` NL, then the rest (codec.ts's packStep; Lua reads only that header). Kind `s`: the state ends
+// the field; `k`: it is large, in the key `<prefix>:st|N|<thread>` (see keys.ts for why). Refs are the ids of
+// the chunks the state references, comma-separated ('' for a whole state). A step written before layout 6 is
+// six fields instead, read as they are until it is overwritten or pruned: N:r revision, N:t epoch ms, N:m meta
+// JSON, N:p payload, N:s a small state, N:f refs (absent for a whole state); OLD_FIELDS below lists them.
+// Thread keys come first as KEYS[1..4] = checkpoints, steps, head, incoming, and index keys as
 // KEYS[5..9] = all, running, interrupted, done, failed, in every script that takes them (put, which serves
 // several threads in one call, makes its thread keys itself and takes the indexes as KEYS[1..5]). A write is the field `<node> NUL <key>` of the step's
 // writes hash (neither holds U+0000, so the split is unambiguous). A chunk is the field `<id>` of the
 // thread's chunks hash (ids are [0-9A-Za-z._-], so a comma separates them).
+
+/** Lua: the fields of step `s` as written before layout 6, for HMGET / HDEL. */
+const OLD_FIELDS = `s .. ':r', s .. ':t', s .. ':m', s .. ':s', s .. ':p', s .. ':f'`;
 
 /**
  * put: one or more puts, each in turn and each on its own: its revision check, its chunks check, the write,
  * the summary, the thread index, the step's chunks and writes. Puts that arrive together share the call (one
  * round trip, one script run); a put whose condition does not hold, or that fails, writes nothing and answers
  * for itself alone, and the next put runs as if it had come alone.
- * A small state comes as an argument and goes to the N:s field. A large one was `SET` under `incoming` by the
+ * A small state ends the packed field (kind `s`). A large one (kind `k`) was `SET` under `incoming` by the
  * same MULTI (such a put comes alone), and is moved to the step's state key (or deleted when nothing is
- * written). Either way, for a step stored before, the other place is cleared, so a step overwritten with a
- * state of the other size is never read twice (a step never stored has neither: its N:r is the first field
- * written and the last removed).
+ * written). For a step stored before with a large state and now a small one, the state key is deleted; for
+ * one stored before layout 6, its six fields are (a step never stored has no field: its revision is written
+ * first and removed last).
  * Keys are made here from the thread ids (all of one cluster bucket, so of one slot): `<prefix>:<kind>|` then
  * the bucket's hash tag, then the thread (the state and writes keys put `<N>|` before it).
  * KEYS: the bucket's five indexes (all, running, interrupted, done, failed).
  * ARGV: `<prefix>:`, the hash tag ('' on a single node), then per put: thread, step, ifRevision ('' =
- * unconditional), epoch ms, meta, payload, status (core's statusOf), ts, 'inline' or 'staged', the small state
- * ('' when staged), the refs (comma-separated, '' for a whole state), the thread summary (core's
- * threadSummaryOf), the number k of new chunks, the number n of writes, then k (id, data) pairs, then n
- * (field, value) pairs of writes.
+ * unconditional), the packed step without its revision (codec.ts's packStep), status (core's statusOf), the
+ * thread summary (core's threadSummaryOf), the number k of new chunks, the number n of writes, then k (id,
+ * data) pairs, then n (field, value) pairs of writes.
  * Returns one reply per put: {1, new revision}, {0, stored revision} on conflict, {2, id} when the ref `id` is
  * neither stored nor new with this put, or {3, message} when a command of the put failed; nothing is written
  * in the middle two cases (no chunk, no write).
@@ -48,19 +53,19 @@ export const PUT = lua(
   `local P, tag = ARGV[1], ARGV[2]
 local status_key = {running = 2, interrupted = 3, done = 4, failed = 5}
 local function put(i, k, n)
-  local thread, step = ARGV[i], ARGV[i + 1]
-  local staged = ARGV[i + 8] == 'staged'
+  local thread, step, packed = ARGV[i], ARGV[i + 1], ARGV[i + 3]
+  local staged, refs = string.match(packed, '^%-?%d+ (%a) %d+ ([^\\n]*)')
+  staged = staged == 'k'
   local cp = P .. 'cp|' .. tag .. thread
   local incoming = staged and (P .. 'in|' .. tag .. thread)
-  local rfield = step .. ':r'
-  local current = tonumber(redis.call('HGET', cp, rfield) or '0')
+  local stored = redis.call('HMGET', cp, step, step .. ':r')
+  local current = tonumber((stored[1] and string.match(stored[1], '^%d+')) or stored[2] or '0')
   if ARGV[i + 2] ~= '' and tonumber(ARGV[i + 2]) ~= current then
     if staged then redis.call('DEL', incoming) end
     return {0, current}
   end
-  local refs = ARGV[i + 10]
   local chunks = P .. 'ch|' .. tag .. thread
-  local first_chunk, last_chunk = i + 14, i + 13 + 2 * k
+  local first_chunk, last_chunk = i + 8, i + 7 + 2 * k
   if refs ~= '' then
     local new = {}
     for j = first_chunk, last_chunk, 2 do new[ARGV[j]] = true end
@@ -78,29 +83,20 @@ local function put(i, k, n)
   local head_key = P .. 'head|' .. tag .. thread
   local head = redis.call('HMGET', head_key, 'step', 'status', 'i')
   local latest, previous, listed = head[1], head[2], head[3]
-  local summary = ARGV[i + 11]
+  local summary = ARGV[i + 5]
   local revision = current + 1
-  local fields = {rfield, revision, step .. ':t', ARGV[i + 3], step .. ':m', ARGV[i + 4], step .. ':p', ARGV[i + 5]}
-  if not staged then
-    fields[9] = step .. ':s'
-    fields[10] = ARGV[i + 9]
-  end
-  if refs ~= '' then
-    fields[#fields + 1] = step .. ':f'
-    fields[#fields + 1] = refs
-  end
-  redis.call('HSET', cp, unpack(fields))
+  redis.call('HSET', cp, step, revision .. ' ' .. packed)
   local state_key = P .. 'st|' .. tag .. step .. '|' .. thread
-  if staged then redis.call('RENAME', incoming, state_key) end
-  if current > 0 then
-    if staged then redis.call('HDEL', cp, step .. ':s') else redis.call('DEL', state_key) end
-    if refs == '' then redis.call('HDEL', cp, step .. ':f') end
+  if staged then redis.call('RENAME', incoming, state_key) elseif current > 0 then redis.call('DEL', state_key) end
+  if stored[2] then
+    local s = step
+    redis.call('HDEL', cp, ${OLD_FIELDS})
   end
   for j = first_chunk, last_chunk, 2 do redis.call('HSETNX', chunks, ARGV[j], ARGV[j + 1]) end
   redis.call('ZADD', P .. 'steps|' .. tag .. thread, step, step)
   if not latest or tonumber(step) >= tonumber(latest) then
-    local status = ARGV[i + 6]
-    redis.call('HSET', head_key, 'step', step, 'status', status, 'ts', ARGV[i + 7], 'm', ARGV[i + 4], 'i', summary)
+    local status = ARGV[i + 4]
+    redis.call('HSET', head_key, 'step', step, 'status', status, 'i', summary)
     if listed then
       local was = thread .. '\\0' .. listed
       redis.call('ZREM', KEYS[1], was)
@@ -120,14 +116,14 @@ end
 local replies = {}
 local i = 3
 while i <= #ARGV do
-  local k, n = tonumber(ARGV[i + 12]), tonumber(ARGV[i + 13])
+  local k, n = tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7])
   local ok, reply = pcall(put, i, k, n)
   if not ok then
     -- A failed command raises a table holding its error; anything else raises a string.
     reply = {3, type(reply) == 'table' and reply.err or tostring(reply)}
   end
   replies[#replies + 1] = reply
-  i = i + 14 + 2 * k + 2 * n
+  i = i + 8 + 2 * k + 2 * n
 end
 return replies`,
 );
@@ -196,24 +192,38 @@ export const READ_LEASE = lua(
  * get and list: steps newest first within [min, max], at most `limit` (-1: all), with their fields, then the
  * chunks their refs name, each once (a missing one is left out: core names it).
  * KEYS: checkpoints, steps, chunks. ARGV: max, min, limit, state key prefix, thread.
- * Returns {records, chunks}: a flat array of (step, revision, meta, state, payload, refs) groups, and a flat
- * array of (id, data) pairs.
+ * Returns {records, chunks}: a flat array of (step, packed field, state, revision, meta, payload, refs)
+ * groups, and a flat array of (id, data) pairs. A step of layout 6 has its packed field and, when large, its
+ * state key's text as state (false otherwise), the rest false; a step stored before has false for the packed
+ * field and its six fields' values (the state from its field or key).
  */
 export const READ = lua(
   'read',
   `local steps = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
 local out = {}
 local ids, seen = {}, {}
-for _, step in ipairs(steps) do
-  local f = redis.call('HMGET', KEYS[1], step .. ':r', step .. ':m', step .. ':s', step .. ':p', step .. ':f')
-  out[#out + 1] = step
-  out[#out + 1] = f[1]
-  out[#out + 1] = f[2]
-  out[#out + 1] = f[3] or redis.call('GET', ARGV[4] .. step .. '|' .. ARGV[5])
-  out[#out + 1] = f[4]
-  out[#out + 1] = f[5]
-  if f[5] then
-    for id in string.gmatch(f[5], '[^,]+') do
+for _, s in ipairs(steps) do
+  local packed = redis.call('HGET', KEYS[1], s)
+  local refs
+  out[#out + 1] = s
+  if packed then
+    local kind
+    kind, refs = string.match(packed, '^%d+ %-?%d+ (%a) %d+ ([^\\n]*)')
+    out[#out + 1] = packed
+    out[#out + 1] = kind == 'k' and redis.call('GET', ARGV[4] .. s .. '|' .. ARGV[5])
+    for _ = 1, 4 do out[#out + 1] = false end
+  else
+    local f = redis.call('HMGET', KEYS[1], s .. ':r', s .. ':m', s .. ':s', s .. ':p', s .. ':f')
+    out[#out + 1] = false
+    out[#out + 1] = f[3] or redis.call('GET', ARGV[4] .. s .. '|' .. ARGV[5])
+    out[#out + 1] = f[1]
+    out[#out + 1] = f[2]
+    out[#out + 1] = f[4]
+    out[#out + 1] = f[5]
+    refs = f[5]
+  end
+  if refs then
+    for id in string.gmatch(refs, '[^,]+') do
       if not seen[id] then
         seen[id] = true
         ids[#ids + 1] = id
@@ -275,11 +285,13 @@ local removed = 0
 for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
   local remove = step ~= latest
   if remove and older then
-    local t = tonumber(redis.call('HGET', KEYS[1], step .. ':t'))
+    local packed = redis.call('HGET', KEYS[1], step)
+    local t = tonumber(packed and string.match(packed, '^%d+ (%-?%d+)') or redis.call('HGET', KEYS[1], step .. ':t'))
     remove = t ~= nil and t < older
   end
   if remove then
-    redis.call('HDEL', KEYS[1], step .. ':r', step .. ':t', step .. ':m', step .. ':s', step .. ':p', step .. ':f')
+    local s = step
+    redis.call('HDEL', KEYS[1], s, ${OLD_FIELDS})
     redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[4], ARGV[5] .. step .. '|' .. ARGV[4])
     redis.call('ZREM', KEYS[2], step)
     redis.call('ZREM', KEYS[3], step)
@@ -289,7 +301,8 @@ end
 if redis.call('EXISTS', KEYS[4]) == 1 then
   local live = {}
   for _, step in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-    local refs = redis.call('HGET', KEYS[1], step .. ':f')
+    local packed = redis.call('HGET', KEYS[1], step)
+    local refs = packed and string.match(packed, '^%d+ %-?%d+ %a %d+ ([^\\n]*)') or redis.call('HGET', KEYS[1], step .. ':f')
     if refs then
       for id in string.gmatch(refs, '[^,]+') do live[id] = true end
     end

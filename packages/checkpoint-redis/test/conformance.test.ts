@@ -1,17 +1,13 @@
 import { describeCheckpointer } from '@flow/checkpoint-conformance';
 import { deleteKeys, uniquePrefix } from '@flow/test-db';
 import { RedisCheckpointer } from '../src/index.js';
+import { editPacked } from './support/packed-step.js';
 import { chunkCount, plainClient, redisUrl } from './support/stores.js';
 
-/** Edits one field of a step in the thread's checkpoints hash (`N:s` its state, `N:m` meta, `N:p` payload). */
-function editField(field: string, edit: (text: string) => string) {
-  return async (cp: RedisCheckpointer, at: { thread: string; step: number }) => {
-    const admin = plainClient();
-    const key = `${cp.prefix}:cp|${at.thread}`;
-    const text = await admin.hget(key, `${at.step}:${field}`);
-    if (text === null) throw new Error(`no field ${at.step}:${field} in ${key} to damage`);
-    await admin.hset(key, `${at.step}:${field}`, edit(text));
-  };
+/** Edits one part of a step's packed field in the thread's checkpoints hash (its state, payload or meta). */
+function editPart(part: 'meta' | 'payload' | 'state', edit: (text: string) => string) {
+  return (cp: RedisCheckpointer, at: { thread: string; step: number }) =>
+    editPacked(plainClient(), `${cp.prefix}:cp|${at.thread}`, at.step, part, edit);
 }
 
 describeCheckpointer<RedisCheckpointer>('redis', {
@@ -29,11 +25,11 @@ describeCheckpointer<RedisCheckpointer>('redis', {
   cleanup: async (cp) => {
     await deleteKeys(redisUrl, cp.prefix);
   },
-  // A field of the checkpoints hash overwritten by another client.
+  // A part of a step's field in the checkpoints hash overwritten by another client.
   damage: {
-    'a state cut off mid-text': editField('s', (text) => text.slice(0, -3)),
-    'an interrupt payload cut off mid-text': editField('p', (text) => text.slice(0, -3)),
-    'record fields that are not JSON': editField('m', () => 'not json'),
+    'a state cut off mid-text': editPart('state', (text) => text.slice(0, -3)),
+    'an interrupt payload cut off mid-text': editPart('payload', (text) => text.slice(0, -3)),
+    'record fields that are not JSON': editPart('meta', () => 'not json'),
   },
   capabilities: { writes: true, leases: true, storeClock: true, failedRuns: true },
 });

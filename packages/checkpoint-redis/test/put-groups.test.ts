@@ -64,7 +64,7 @@ describe('puts that arrive together', () => {
     const seen = Promise.all(
       Array.from({ length: 8 }, async (_, i) => {
         await cp.put(at(`r${i}`, 0));
-        return admin.hget(`${prefix}:cp|r${i}`, '0:r');
+        return (await admin.hget(`${prefix}:cp|r${i}`, '0'))?.split(' ')[0];
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -1,6 +1,9 @@
 import { Checkpoint, type CorruptCheckpointError, isFlowError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { RedisCheckpointer } from '../src/index.js';
+import { keyLayout } from '../src/keys.js';
+import { rewindToLayout5 } from './support/layout-5.js';
+import { editPacked } from './support/packed-step.js';
 import { checkpointer, freshPrefix, plainClient, redisUrl } from './support/stores.js';
 
 const at = (thread: string, step: number) => new Checkpoint({ thread, step, state: { step }, next: ['n'] });
@@ -10,14 +13,14 @@ describe('stored data', () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     await checkpointer({ prefix }).setup();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('5');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
     const other = freshPrefix();
     await admin.set(`${other}:meta|format`, '1');
     const cp = new RedisCheckpointer(redisUrl, { prefix: other });
     try {
       await expect(cp.put(at('t', 0))).rejects.toMatchObject({
         code: 'STORAGE',
-        message: expect.stringMatching(/layout version 1\b.*reads version 5/),
+        message: expect.stringMatching(/layout version 1\b.*reads version 6/),
       });
       expect(await admin.exists(`${other}:cp|t`)).toBe(0);
     } finally {
@@ -30,7 +33,7 @@ describe('stored data', () => {
     await cp.put(at('bad', 0));
     await cp.put(at('bad', 1));
     await cp.put(at('good', 0));
-    await plainClient().hset(`${cp.prefix}:cp|bad`, '0:m', 'not json');
+    await plainClient().hset(`${cp.prefix}:cp|bad`, '0', 'not json');
     const error = await cp.get('bad', 0).catch((e: unknown) => e);
     expect(isFlowError(error, 'CORRUPT_CHECKPOINT')).toBe(true);
     expect((error as CorruptCheckpointError).location).toBe(`key "${cp.prefix}:cp|bad" step 0`);
@@ -43,17 +46,17 @@ describe('stored data', () => {
   it('reports a damaged state through the serializer as CorruptCheckpointError', async () => {
     const cp = checkpointer();
     await cp.put(at('t', 0));
-    await plainClient().hset(`${cp.prefix}:cp|t`, '0:s', '{"truncated');
+    await editPacked(plainClient(), `${cp.prefix}:cp|t`, 0, 'state', (text) => text.slice(0, -3));
     await expect(cp.get('t')).rejects.toMatchObject({ code: 'CORRUPT_CHECKPOINT' });
   });
 
-  it('keeps a small state in the checkpoints hash and a large one in a key of its own, never both', async () => {
+  it('keeps a small state in the field of its step and a large one in a key of its own, never both', async () => {
     // Whole states: with chunks, a large state's own text is small (chunks: chunks.test.ts).
     const cp = checkpointer({ stateStorage: 'whole' });
     const admin = plainClient();
     const large = { text: 'x'.repeat(40_000) };
     const where = async (step: number) => ({
-      field: await admin.hexists(`${cp.prefix}:cp|t`, `${step}:s`),
+      field: (await admin.hget(`${cp.prefix}:cp|t`, String(step)))?.split(' ')[2] === 's' ? 1 : 0,
       key: await admin.exists(`${cp.prefix}:st|${step}|t`),
     });
     await cp.put(new Checkpoint({ thread: 't', step: 0, state: { small: true }, next: ['n'] }));
@@ -112,7 +115,7 @@ describe('stored data', () => {
   });
 
   it.each(['2', '3', '4'])(
-    'moves a prefix of layout %s to 5 in setup() and reads its data as it is',
+    'moves a prefix of layout %s to 6 in setup() and reads its data as it is',
     async (from) => {
       const prefix = freshPrefix();
       const admin = plainClient();
@@ -124,6 +127,7 @@ describe('stored data', () => {
       if (from !== '2')
         await writer.put(new Checkpoint({ thread: 'bad', step: 2, state: {}, next: ['a'], error }));
       const before = await writer.listThreads();
+      for (const t of before) await rewindToLayout5(admin, keyLayout(prefix), t.thread);
       // Rewind the indexes and summaries to layout 4 (3 had the same): bare thread ids as members, no summary text.
       for (const status of ['all', 'running', 'interrupted', 'done', 'failed']) {
         const key = `${prefix}:idx|${status}`;
@@ -148,7 +152,7 @@ describe('stored data', () => {
       await admin.set(`${prefix}:meta|format`, from);
       const reader = checkpointer({ prefix });
       const threads = await reader.listThreads();
-      expect(await admin.get(`${prefix}:meta|format`)).toBe('5');
+      expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
       expect(threads).toEqual(before);
       expect(threads.map((t) => [t.thread, t.done, t.interrupted, t.failed, t.error])).toEqual([
         ['ask', false, true, false, null],
@@ -169,21 +173,66 @@ describe('stored data', () => {
     },
   );
 
-  it('moves a prefix of layout 3 to 5 in setup(): its whole states read as they are, next to linear ones', async () => {
+  it('moves a prefix of layout 3 to 6 in setup(): its whole states read as they are, next to linear ones', async () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     const writer = checkpointer({ prefix });
     const old = { n: 0, notes: 'layout 3' };
     await writer.put(new Checkpoint({ thread: 't', step: 0, state: old, next: ['a'] }));
+    await rewindToLayout5(admin, keyLayout(prefix), 't');
     // Layout 3 stored exactly this: no N:f field, no chunks hash.
     expect(await admin.hexists(`${prefix}:cp|t`, '0:f')).toBe(0);
     await admin.set(`${prefix}:meta|format`, '3');
     const reader = checkpointer({ prefix });
     expect((await reader.get('t'))?.state).toEqual(old);
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('5');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
     const grown = { n: 1, items: Array.from({ length: 400 }, (_, i) => ({ i, text: 'y'.repeat(40) })) };
     await reader.put(new Checkpoint({ thread: 't', step: 1, state: grown, next: ['a'] }));
     expect((await reader.list('t')).map((c) => c.state)).toEqual([grown, old]);
+  });
+
+  it('moves a prefix of layout 5 to 6 in setup(): steps of six fields read, overwrite and prune as they are', async () => {
+    const prefix = freshPrefix();
+    const admin = plainClient();
+    const keys = keyLayout(prefix);
+    const cpKey = keys.checkpoints('t');
+    const writer = checkpointer({ prefix });
+    // Linear states: each step references chunks (N:f once rewound).
+    const states = [0, 1, 2].map((n) => ({
+      n,
+      items: Array.from({ length: 400 + 10 * n }, (_, i) => ({ i, text: 'y'.repeat(40) })),
+    }));
+    for (const [step, state] of states.entries()) {
+      await writer.put(new Checkpoint({ thread: 't', step, state, next: ['a'] }));
+    }
+    const listed = await writer.listThreads();
+    const members = await admin.zrange(`${prefix}:idx|all`, 0, -1);
+    await rewindToLayout5(admin, keys, 't');
+    const fields = await admin.hkeys(cpKey);
+    expect(fields.filter((f) => !f.includes(':'))).toEqual([]);
+    expect(fields).toEqual(expect.arrayContaining(['0:r', '0:t', '0:m', '0:s', '0:p', '1:f', '2:f']));
+    await admin.set(`${prefix}:meta|format`, '5');
+    const reader = checkpointer({ prefix });
+    expect((await reader.list('t')).map((c) => c.state)).toEqual([...states].reverse());
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
+    // Layout 5's index members already carry summaries: setup() leaves them as they are.
+    expect(await admin.zrange(`${prefix}:idx|all`, 0, -1)).toEqual(members);
+    expect(await reader.listThreads()).toEqual(listed);
+    // A conditional put over a step of six fields checks its revision, and replaces the six by one field.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const cut = new Date();
+    const again = new Checkpoint({ thread: 't', step: 1, state: states[1], next: ['b'] });
+    await expect(reader.put(again, { ifRevision: 2 })).rejects.toMatchObject({ code: 'CHECKPOINT_CONFLICT' });
+    await reader.put(again, { ifRevision: 1 });
+    expect((await admin.hkeys(cpKey)).filter((f) => f.startsWith('1'))).toEqual(['1']);
+    // Prune by age reads step 0's N:t and removes its fields; step 2's N:f keeps the chunks it references.
+    expect(await reader.prune('t', { olderThan: cut })).toBe(1);
+    expect((await admin.hkeys(cpKey)).filter((f) => f.startsWith('0'))).toEqual([]);
+    const read = await reader.list('t');
+    expect(read.map((c) => [c.step, c.revision, c.next, c.state])).toEqual([
+      [2, 1, ['a'], states[2]],
+      [1, 2, ['b'], states[1]],
+    ]);
   });
 
   it('keeps a thread summary and one index entry per status in step with puts, prune and delete', async () => {
@@ -202,7 +251,7 @@ describe('stored data', () => {
     await cp.put(new Checkpoint({ thread: 't', step: 2, state: 0 }));
     expect([await idx('interrupted'), await idx('done'), await idx('all')]).toEqual([[], ['t'], ['t']]);
     expect(await cp.prune('t', { beforeStep: 2 })).toBe(2);
-    expect(await admin.hlen(`${cp.prefix}:cp|t`)).toBe(5);
+    expect(await admin.hkeys(`${cp.prefix}:cp|t`)).toEqual(['2']);
     expect(await cp.deleteThread('t')).toBe(1);
     const left = await admin.keys(`${cp.prefix}:*`);
     expect(left).toEqual([`${cp.prefix}:meta|format`]);
