@@ -35,8 +35,10 @@ import { quoteIdent } from './quote.js';
 import {
   type CheckpointRow,
   type LeaseRow,
+  type RecordRow,
   type ThreadRow,
   toLease,
+  toRecord,
   toRecords,
   toThreadInfo,
   toWrite,
@@ -392,12 +394,21 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     thread: string,
     step: number | undefined,
   ): Promise<CheckpointRecord | undefined> {
-    const query =
-      step === undefined
-        ? this.#bind(this.#sql.getLatest, [thread])
-        : this.#bind(this.#sql.getStep, [thread, step]);
-    const { rows } = await this.#pool.query<CheckpointRow>(query);
-    return toRecords(thread, rows)[0];
+    const values = step === undefined ? [thread] : [thread, step];
+    const sql = this.#sql;
+    const { rows } = await this.#pool.query<RecordRow>(
+      this.#bind(step === undefined ? sql.getLatest : sql.getStep, values),
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    if (row.refs === null) return toRecord(thread, row);
+    // A linear record: read again with its chunks, in one statement, so in one snapshot. Fetching the chunks
+    // its refs name by a second query instead could miss some that a prune or deleteThread committed between
+    // the two removed; this read answers as of its own moment (a newer latest step, or nothing).
+    const again = await this.#pool.query<CheckpointRow>(
+      this.#bind(step === undefined ? sql.getLatestWithChunks : sql.getStepWithChunks, values),
+    );
+    return toRecords(thread, again.rows)[0];
   }
 
   protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {

@@ -8,8 +8,14 @@ import {
 } from '@flow/core';
 import { fromEpochMs } from './timestamp.js';
 
-/** A checkpoint row as the statements select it. */
-export interface CheckpointRow {
+/** A checkpoint row as a `withChunks` statement selects it. */
+export interface CheckpointRow extends RecordRow {
+  /** Set on the rows that are chunks (id; data in `state`), null on checkpoints. */
+  chunk: string | null;
+}
+
+/** A checkpoint row as a read of the checkpoint alone (`getLatest`, `getStep`) selects it. */
+export interface RecordRow {
   step: number;
   revision: number;
   state: string;
@@ -22,8 +28,6 @@ export interface CheckpointRow {
   meta: string;
   /** The chunk ids the state references, joined by spaces, or null for a whole state. */
   refs: string | null;
-  /** Set on the rows that are chunks (id; data in `state`), null on checkpoints. */
-  chunk: string | null;
 }
 
 /** A thread summary row as listThreads selects it: the id and core's summary text. */
@@ -66,7 +70,8 @@ export function toRecords(thread: string, rows: readonly CheckpointRow[]): Check
   return records.length > 1 ? records.sort((a, b) => b.step - a.step) : records;
 }
 
-function toRecord(thread: string, row: CheckpointRow): CheckpointRecord {
+/** The record of one checkpoint row; a linear one (refs set) gets its chunks from `toRecords`. */
+export function toRecord(thread: string, row: RecordRow): CheckpointRecord {
   const record: CheckpointRecord = {
     thread,
     step: row.step,

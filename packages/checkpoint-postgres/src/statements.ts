@@ -26,10 +26,13 @@ export function bind(statement: Statement, values: unknown[], prepared = true): 
 }
 
 /** Columns of a checkpoint as read back: JSONB as text (parsed once, by the serializer), ts as epoch ms. */
-const CHECKPOINT_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
+const RECORD_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
   array_to_json(next)::text AS next, interrupted, interrupt_node,
   interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta,
-  refs, NULL::text AS chunk`;
+  refs`;
+
+/** The same, as the first half of a `withChunks` read, whose rows are checkpoints or chunks. */
+const CHECKPOINT_COLUMNS = `${RECORD_COLUMNS}, NULL::text AS chunk`;
 
 /** A chunk as a row of the same shape: its id in `chunk`, its data in `state`, every other column NULL. */
 const CHUNK_COLUMNS = `NULL::integer, NULL::float8, ch.data, NULL::text, NULL::boolean, NULL::text, NULL::text,
@@ -217,8 +220,15 @@ export interface Statements extends PutForms {
   getWrites: Statement;
   /** The stored revision of (thread, step), read only after a conditional put wrote nothing. */
   revisionOf: Statement;
+  /**
+   * The latest checkpoint of $1 alone: one index probe, no chunk lookup. A whole state (the usual record)
+   * needs nothing more; a row with refs is read again by `getLatestWithChunks`.
+   */
   getLatest: Statement;
+  /** Checkpoint ($1, $2) alone, as `getLatest`; a row with refs is read again by `getStepWithChunks`. */
   getStep: Statement;
+  getLatestWithChunks: Statement;
+  getStepWithChunks: Statement;
   /** $2 exclusive upper bound of step (bigint), $3 limit or null. */
   list: Statement;
   /** $1 exclusive lower bound of thread ('' for none), $2 limit or null; one per status filter. */
@@ -286,6 +296,8 @@ export function buildStatements(schema: string): Statements {
       SELECT ${THREAD_COLUMNS} FROM ${s}.threads
       WHERE thread > $1::text COLLATE "C" ${filter}
       ORDER BY thread LIMIT $2::bigint`);
+  const latest = `${s}.checkpoints WHERE thread = $1::text ORDER BY step DESC LIMIT 1`;
+  const atStep = `${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`;
   // The server's clock, read when the statement runs (not when its transaction began).
   const now = 'clock_timestamp()';
   return {
@@ -300,10 +312,10 @@ export function buildStatements(schema: string): Statements {
     revisionOf: statement(
       `SELECT revision::float8 AS revision FROM ${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`,
     ),
-    getLatest: statement(
-      withChunks(s, `${s}.checkpoints WHERE thread = $1::text ORDER BY step DESC LIMIT 1`),
-    ),
-    getStep: statement(withChunks(s, `${s}.checkpoints WHERE thread = $1::text AND step = $2::integer`)),
+    getLatest: statement(`SELECT ${RECORD_COLUMNS} FROM ${latest}`),
+    getStep: statement(`SELECT ${RECORD_COLUMNS} FROM ${atStep}`),
+    getLatestWithChunks: statement(withChunks(s, latest)),
+    getStepWithChunks: statement(withChunks(s, atStep)),
     list: statement(
       withChunks(
         s,

@@ -36,9 +36,28 @@ const s = quoteIdent(schema);
 const cp = new Backend(url, { schema });
 const other = new Backend(url, { schema });
 const admin = newPool(2);
+/** A pool that runs `between` (once) after the first statement of a get answered, before the next is sent. */
+const paused = newPool(1);
+let between: (() => Promise<unknown>) | undefined;
+const pausing = new Backend(
+  {
+    query: async (config) => {
+      const result = await paused.query(config);
+      const hook = between;
+      between = undefined;
+      if (hook !== undefined) await hook();
+      return result;
+    },
+    connect: () => paused.connect(),
+    end: async () => {},
+  },
+  { schema },
+);
 afterAll(async () => {
   await cp.close();
   await other.close();
+  await pausing.close();
+  await paused.end();
   await admin.end();
   await dropSchema(url, schema);
 });
@@ -166,6 +185,23 @@ describe('chunks on postgres', () => {
       pruner.release();
     }
     expect(await cp.read('race', 1)).toBeUndefined();
+  });
+
+  it('a get answers as of its chunk read when a deleteThread, prune or put lands after its first read', async () => {
+    await pausing.read('warm-up');
+    await cp.write(record('gone', 0, ['a'], [chunk('a')]));
+    between = () => other.remove('gone');
+    expect(await pausing.read('gone')).toBeUndefined();
+
+    await cp.write(record('pruned', 0, ['a'], [chunk('a')]));
+    await cp.write(record('pruned', 1, ['b'], [chunk('b')]));
+    between = () => other.removeBefore('pruned', { beforeStep: 1 });
+    expect(await pausing.read('pruned', 0)).toBeUndefined();
+    expect(await storedChunks('pruned')).toEqual(['b']);
+
+    between = () => other.write(record('pruned', 2, ['c'], [chunk('c')]));
+    const latest = await pausing.read('pruned');
+    expect([latest?.step, latest?.chunks]).toEqual([2, [chunk('c')]]);
   });
 
   it('a prune waiting on a put sees the checkpoint it wrote and keeps its chunks', async () => {
