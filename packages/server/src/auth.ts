@@ -1,6 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+/** SHA-256 of a text: the one-shot `crypto.hash` where Node has it (20.12+), a third of `createHash`'s cost. */
+const digest: (text: string) => Buffer =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'buffer')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest();
 
 /**
  * A check of `Authorization: Bearer <token>`. Both sides are hashed first, so the comparison takes the same
@@ -12,6 +16,6 @@ export function bearerCheck(token: string): (authorization: string | null) => bo
     const match = authorization === null ? null : /^Bearer +(\S+) *$/i.exec(authorization);
     const given = digest(match?.[1] ?? '');
     // Compare even when the header is absent or malformed, so every refusal costs the same.
-    return timingSafeEqual(given, expected) && match !== null;
+    return crypto.timingSafeEqual(given, expected) && match !== null;
   };
 }
