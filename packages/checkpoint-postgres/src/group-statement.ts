@@ -23,7 +23,7 @@ export function groupPutStatement(schema: string, s: string): Statement {
     ), upserted AS (
       ${insertRows(s, 'i.expected IS NULL')}
       ON CONFLICT (thread, step) DO UPDATE SET
-        revision = c.revision + 1, state = EXCLUDED.state, next = EXCLUDED.next,
+        revision = c.revision + 1, state = EXCLUDED.state, skeleton = NULL, next = EXCLUDED.next,
         interrupted = EXCLUDED.interrupted, interrupt_node = EXCLUDED.interrupt_node,
         interrupt_payload = EXCLUDED.interrupt_payload, ts = EXCLUDED.ts, error = EXCLUDED.error,
         meta = EXCLUDED.meta, refs = NULL
@@ -34,7 +34,7 @@ export function groupPutStatement(schema: string, s: string): Statement {
       RETURNING c.thread, c.revision
     ), updated AS (
       UPDATE ${s}.checkpoints AS c SET
-        revision = c.revision + 1, state = i.state::jsonb,
+        revision = c.revision + 1, state = i.state::jsonb, skeleton = NULL,
         next = i.next::text[], interrupted = i.interrupted,
         interrupt_node = i.interrupt_node, interrupt_payload = i.interrupt_payload::jsonb,
         ts = i.ts::timestamptz, error = i.error, meta = i.meta, refs = NULL

@@ -147,6 +147,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${s}.checkpoints ALTER COLUMN refs TYPE text USING array_to_string(refs, ' ');
     `,
   },
+  {
+    version: 7,
+    name: 'linear skeletons as text',
+    sql: (s) => `
+      -- A linear checkpoint's state is core's skeleton, not the state: as JSONB it took about 113 bytes of W6's
+      -- 51-character text (JSONB keeps every number as numeric, every array with a header and entries). New
+      -- linear rows keep it in skeleton, state NULL; whole states stay JSONB, and earlier linear rows as they
+      -- were (their skeleton in state), so nothing is rewritten. Exactly one of the two is set.
+      ALTER TABLE ${s}.checkpoints
+        ALTER COLUMN state DROP NOT NULL,
+        ADD COLUMN skeleton text,
+        ADD CONSTRAINT checkpoints_state_or_skeleton CHECK ((state IS NULL) <> (skeleton IS NULL));
+    `,
+  },
 ];
 
 /** The newest schema version this release knows. */

@@ -26,7 +26,7 @@ export function bind(statement: Statement, values: unknown[], prepared = true): 
 }
 
 /** Columns of a checkpoint as read back: JSONB as text (parsed once, by the serializer), ts as epoch ms. */
-const RECORD_COLUMNS = `step, revision::float8 AS revision, state::text AS state,
+const RECORD_COLUMNS = `step, revision::float8 AS revision, coalesce(skeleton, state::text) AS state,
   array_to_json(next)::text AS next, interrupted, interrupt_node,
   interrupt_payload::text AS interrupt_payload, ${epochMs('ts')} AS ts, error, meta,
   refs`;
@@ -163,19 +163,24 @@ function guard(linear: boolean): string {
   return linear ? '(SELECT ok FROM complete)' : '(SELECT count(*) FROM locked) >= 0';
 }
 
+/** $3 as `state, skeleton`: a linear state's skeleton as text (state NULL), a whole state as JSONB. */
+function stateValues(linear: boolean): string {
+  return linear ? 'NULL::jsonb, $3::text' : '$3::jsonb, NULL::text';
+}
+
 function insert(s: string, linear: boolean, onConflict: string): string {
   return `
     INSERT INTO ${s}.checkpoints AS c
-      (thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta,
-       refs)
-    SELECT $1::text, $2::integer, 1, $3::jsonb, $4::text[], $5::boolean, $6::text, $7::jsonb, $8::timestamptz,
-      $9::text, $10::text, ${linear ? '$13::text' : 'NULL'}
+      (thread, step, revision, state, skeleton, next, interrupted, interrupt_node, interrupt_payload, ts, error,
+       meta, refs)
+    SELECT $1::text, $2::integer, 1, ${stateValues(linear)}, $4::text[], $5::boolean, $6::text, $7::jsonb,
+      $8::timestamptz, $9::text, $10::text, ${linear ? '$13::text' : 'NULL'}
     WHERE ${guard(linear)}
     ${onConflict}`;
 }
 
 const OVERWRITE = `
-  revision = c.revision + 1, state = EXCLUDED.state, next = EXCLUDED.next,
+  revision = c.revision + 1, state = EXCLUDED.state, skeleton = EXCLUDED.skeleton, next = EXCLUDED.next,
   interrupted = EXCLUDED.interrupted, interrupt_node = EXCLUDED.interrupt_node,
   interrupt_payload = EXCLUDED.interrupt_payload, ts = EXCLUDED.ts, error = EXCLUDED.error, meta = EXCLUDED.meta,
   refs = EXCLUDED.refs`;
@@ -183,7 +188,8 @@ const OVERWRITE = `
 function updateIfRevision(s: string, linear: boolean): string {
   const expected = PUT_PARAMS + (linear ? CHUNK_PARAMS : 0) + 1;
   return `UPDATE ${s}.checkpoints AS c SET
-      revision = c.revision + 1, state = $3::jsonb, next = $4::text[], interrupted = $5::boolean,
+      revision = c.revision + 1, state = ${linear ? 'NULL' : '$3::jsonb'}, skeleton = ${linear ? '$3::text' : 'NULL'},
+      next = $4::text[], interrupted = $5::boolean,
       interrupt_node = $6::text, interrupt_payload = $7::jsonb, ts = $8::timestamptz, error = $9::text,
       meta = $10::text, refs = ${linear ? '$13::text' : 'NULL'}
     WHERE c.thread = $1::text AND c.step = $2::integer AND c.revision = $${expected}::bigint

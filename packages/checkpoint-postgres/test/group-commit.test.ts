@@ -41,6 +41,28 @@ describe('group commit', () => {
     expect((await cp.listThreads()).map((t) => t.thread).sort()).toEqual([...threads].sort());
   });
 
+  it('a group of whole states put over linear steps stores them whole (upsert and at-revision alike)', async () => {
+    const { cp, pool, schema } = await grouped();
+    const log = (n: number) => ({ log: Array.from({ length: n }, (_, i) => `entry ${i} `.repeat(5)) });
+    const threads = Array.from({ length: 12 }, (_, i) => `lin${i}`);
+    for (const t of threads) {
+      await cp.put(at(t, 0, log(60)));
+      await cp.put(at(t, 1, log(61)));
+    }
+    const linear = await pool.query(
+      `SELECT count(*)::integer AS n FROM ${quoteIdent(schema)}.checkpoints WHERE skeleton IS NOT NULL`,
+    );
+    expect(linear.rows).toEqual([{ n: threads.length }]);
+    pool.reset();
+    await Promise.all(
+      threads.map((t, i) => cp.put(at(t, 1, { small: t }), i % 2 === 0 ? {} : { ifRevision: 1 })),
+    );
+    // Fewer statements than puts: the group's statement stored them (a failed group is sent again put by put).
+    expect(groupsIn(pool.sent).length).toBeGreaterThan(0);
+    expect(pool.sent.length).toBeLessThan(threads.length);
+    for (const t of threads) expect((await cp.get(t, 1))?.state).toEqual({ small: t });
+  });
+
   it('a conflicting conditional put fails alone; its group commits, and racing claims have one winner', async () => {
     const { cp, pool } = await grouped();
     await cp.put(at('x'));

@@ -10,15 +10,15 @@ const admin = newPool(1);
 afterAll(() => admin.end());
 
 const COLUMNS =
-  'thread, step, revision, state, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta';
+  'thread, step, revision, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta';
 
 /** A growing log of ~50-byte entries: over 2 KB from the first step, so every step after it is linear. */
 const log = (n: number) => Array.from({ length: n }, (_, i) => ({ i, text: `entry ${i} `.repeat(5) }));
 
 describe('migration 6 on a store of version 5', () => {
   it('turns each text[] of refs into the same ids as one text: linear states read back exactly, and the thread goes on', async () => {
-    // Linear records exactly as core writes them, stored in a v5 layout (refs as text[]) by copying them
-    // from a store of this release: v5 stored the same records, only its refs column differs.
+    // Linear records exactly as core writes them, stored in a v5 layout (refs as text[], the skeleton as JSONB
+    // in state) by copying them from a store of this release: v5 stored the same records in those columns.
     const source = uniqueSchema();
     const writer = new PostgresCheckpointer(url, { schema: source });
     const states = [60, 61, 62, 90].map((n) => ({ log: log(n) }));
@@ -33,8 +33,8 @@ describe('migration 6 on a store of version 5', () => {
     const s = quoteIdent(schema);
     const src = quoteIdent(source);
     await earlierReleaseStore(admin, s, 5);
-    await admin.query(`INSERT INTO ${s}.checkpoints (${COLUMNS}, refs)
-      SELECT ${COLUMNS}, string_to_array(refs, ' ') FROM ${src}.checkpoints`);
+    await admin.query(`INSERT INTO ${s}.checkpoints (${COLUMNS}, state, refs)
+      SELECT ${COLUMNS}, coalesce(state, skeleton::jsonb), string_to_array(refs, ' ') FROM ${src}.checkpoints`);
     await admin.query(`INSERT INTO ${s}.chunks SELECT * FROM ${src}.chunks`);
     await admin.query(`INSERT INTO ${s}.threads SELECT * FROM ${src}.threads`);
     const { rows: before } = await admin.query<{ step: number; refs: string[] | null }>(

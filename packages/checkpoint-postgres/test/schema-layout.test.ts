@@ -56,6 +56,40 @@ describe('the schema', () => {
     expect(rows).toEqual([{ def: 'PRIMARY KEY (thread, id)' }]);
   });
 
+  it('keeps a linear state as its skeleton in text with state NULL, and every put over a step sets one of the two', async () => {
+    const log = (n: number) => ({ log: Array.from({ length: n }, (_, i) => `entry ${i} `.repeat(5)) });
+    const row = async () => {
+      const { rows } = await admin.query(
+        `SELECT state, skeleton, revision::integer AS revision FROM "${schema}".checkpoints
+         WHERE thread = 'skeleton' AND step = 1`,
+      );
+      return rows[0] as { state: unknown; skeleton: string | null; revision: number };
+    };
+    const expectStored = async (state: unknown, revision: number, linear: boolean) => {
+      const stored = await row();
+      expect([stored.revision, stored.state === null, typeof stored.skeleton]).toEqual([
+        revision,
+        linear,
+        linear ? 'string' : 'object',
+      ]);
+      if (linear) expect(stored.skeleton).toMatch(/^\[1,\d+,/);
+      else expect(stored.state).toEqual(state);
+      expect((await cp.get('skeleton', 1))?.state).toEqual(state);
+    };
+    await cp.put(checkpoint('skeleton', 0, { state: log(60) }));
+    // Linear: an insert, an update at a revision, then (over a whole state) an upsert.
+    await cp.put(checkpoint('skeleton', 1, { state: log(61) }));
+    await expectStored(log(61), 1, true);
+    await cp.put(checkpoint('skeleton', 1, { state: log(62) }), { ifRevision: 1 });
+    await expectStored(log(62), 2, true);
+    await cp.put(checkpoint('skeleton', 1, { state: { small: true } }), { ifRevision: 2 });
+    await expectStored({ small: true }, 3, false);
+    await cp.put(checkpoint('skeleton', 1, { state: log(63) }));
+    await expectStored(log(63), 4, true);
+    await cp.put(checkpoint('skeleton', 1, { state: { small: 'again' } }));
+    await expectStored({ small: 'again' }, 5, false);
+  });
+
   it('has a partial index on interrupted threads, which the interrupted listing uses', async () => {
     const { rows } = await admin.query(
       'SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2',
@@ -104,6 +138,7 @@ describe('the schema', () => {
       { version: 4, name: 'thread summaries as one text' },
       { version: 5, name: 'chunks of linear state' },
       { version: 6, name: 'refs as one text' },
+      { version: 7, name: 'linear skeletons as text' },
     ]);
   });
 });

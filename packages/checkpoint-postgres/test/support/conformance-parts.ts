@@ -132,6 +132,7 @@ export const harness: CheckpointerHarness<PostgresCheckpointer> = {
     'schema 3': earlierRelease(3),
     'schema 4': earlierRelease(4),
     'schema 5': earlierRelease(5),
+    'schema 6': earlierRelease(6),
   },
   // A schema set up by this release, with a newer release's version recorded by hand.
   newerRelease: async () => {
