@@ -54,7 +54,7 @@ let macInput = Buffer.allocUnsafe(256);
 
 /**
  * The HMAC-SHA256 tag of a null marker as words: its first four (16 bytes, the GCM tag's length) are the tag.
- * It covers exactly `associatedData(head, place)`.
+ * It covers exactly what `associatedData(head, place)` holds.
  */
 function nullTag(key: KeyPair, place: string): Uint32Array {
   const text = key.nullHead + place;
@@ -139,7 +139,9 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
   const keys = keyPairs(importKeys(options.keys, options.current));
   const current = options.current;
   const currentKey = keys.get(current) as KeyPair;
-  const valueHeader = header(FORMAT_VALUE, current);
+  /** A value envelope's header and IV: the IV drawn into it for each value (the cipher copies it). */
+  const valuePrefix = Buffer.concat([header(FORMAT_VALUE, current), Buffer.alloc(IV_BYTES)]);
+  const valueIv = valuePrefix.subarray(valuePrefix.length - IV_BYTES);
   const nullHeader = header(FORMAT_NULL, current);
   const inner = options.inner ?? jsonSerializer;
   const allowPlaintext = options.allowPlaintext === true;
@@ -218,13 +220,12 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       if (differ !== 0) unauthentic(context, keyId);
       return null;
     }
-    const aad = associatedData(key.valueHead, place);
     const decipher = createDecipheriv(
       'aes-256-gcm',
       key.aes,
       bytes.subarray(headLength, headLength + IV_BYTES),
     );
-    decipher.setAAD(aad);
+    decipher.setAAD(associatedData(key.valueHead, place));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     try {
       const head = decipher.update(bytes.subarray(headLength + IV_BYTES, bytes.length - TAG_BYTES));
@@ -256,19 +257,13 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       }
       const text = inner.serialize(value, at);
       if (!text.isWellFormed()) throw new SerializationError('the inner serializer emitted a lone surrogate');
-      const plain = Buffer.from(text);
-      const headLength = valueHeader.length;
-      const out = Buffer.allocUnsafe(headLength + IV_BYTES + plain.length + TAG_BYTES);
-      valueHeader.copy(out, 0);
-      const iv = out.subarray(headLength, headLength + IV_BYTES);
-      nextIv(iv);
-      const cipher = createCipheriv('aes-256-gcm', currentKey.aes, iv);
+      nextIv(valueIv);
+      const cipher = createCipheriv('aes-256-gcm', currentKey.aes, valueIv);
       cipher.setAAD(associatedData(currentKey.valueHead, place));
-      let end = headLength + IV_BYTES;
-      end += cipher.update(plain).copy(out, end);
-      end += cipher.final().copy(out, end);
-      cipher.getAuthTag().copy(out, end);
-      const envelope = envelopeText(out);
+      // The text goes in as a string: the cipher call encodes it, with no Buffer of the plaintext made for it.
+      const body = cipher.update(text, 'utf8');
+      const tail = cipher.final(); // GCM's final yields no bytes; kept so that nothing could be lost
+      const envelope = envelopeText(Buffer.concat([valuePrefix, body, tail, cipher.getAuthTag()]));
       // What this process wrote is what a read of it would authenticate to.
       cache?.set(envelope, at, text);
       return envelope;

@@ -139,7 +139,7 @@ describe('encryptedSerializer decryption cache', () => {
 
 describe('DecryptionCache', () => {
   const place: SerializeContext = { thread: 't', step: 1, field: 'state' };
-  /** An envelope-like text of `n` characters whose tail (the cache's key) names `id`. */
+  /** An envelope-like text of `n` characters whose tail (what the cache finds it by) names `id`. */
   const envelope = (id: number, n = 100) => `${'x'.repeat(n - 24)}${String(id).padStart(24, '0')}`;
 
   it('holds what was set, for that exact text and place only', () => {
@@ -155,17 +155,50 @@ describe('DecryptionCache', () => {
   });
 
   it('stays within its bytes: the least recently read goes first, a value larger than the bound is not held', () => {
-    // Each entry: 160 + 100 (text) + 2 (thread) + 2 × 100 (plain) = 462 bytes; four fit in 2,000.
-    const cache = new DecryptionCache(2000);
+    // Each entry: 160 + 100 (text) + 2 (thread) + 2 × 100 (plain) = 462 bytes; three fit in 1,600.
+    const cache = new DecryptionCache(1600);
     const plain = 'p'.repeat(100);
-    for (let i = 1; i <= 4; i++) cache.set(envelope(i), place, plain);
+    for (let i = 1; i <= 3; i++) cache.set(envelope(i), place, plain);
     expect(cache.get(envelope(1), place)).toBe(plain);
-    cache.set(envelope(5), place, plain);
+    cache.set(envelope(4), place, plain);
     // 1 was read since it was set, so 2, the oldest not read, made room.
     expect(cache.get(envelope(2), place)).toBeUndefined();
-    for (const i of [1, 3, 4, 5]) expect(cache.get(envelope(i), place)).toBe(plain);
-    cache.set(envelope(6), place, 'q'.repeat(1000));
-    expect(cache.get(envelope(6), place)).toBeUndefined();
-    for (const i of [1, 3, 4, 5]) expect(cache.get(envelope(i), place)).toBe(plain);
+    for (const i of [1, 3, 4]) expect(cache.get(envelope(i), place)).toBe(plain);
+    cache.set(envelope(5), place, 'q'.repeat(1000));
+    expect(cache.get(envelope(5), place)).toBeUndefined();
+    for (const i of [1, 3, 4]) expect(cache.get(envelope(i), place)).toBe(plain);
+  });
+
+  it('an envelope set again, or another with the same tail, replaces the entry and frees its bytes', () => {
+    const cache = new DecryptionCache(1600);
+    const plain = 'p'.repeat(100);
+    for (let round = 0; round < 50; round++) cache.set(envelope(1), place, plain);
+    const twin = `y${envelope(2).slice(1)}`;
+    cache.set(envelope(2), place, plain);
+    cache.set(twin, place, 'twin');
+    expect(cache.get(envelope(2), place)).toBeUndefined();
+    expect(cache.get(twin, place)).toBe('twin');
+    // Were the replaced entries still counted, these two would not fit beside entry 1.
+    cache.set(envelope(3), place, plain);
+    for (const i of [1, 3]) expect(cache.get(envelope(i), place)).toBe(plain);
+    expect(cache.get(twin, place)).toBe('twin');
+  });
+
+  it('keeps its count through many rounds of eviction: as many entries as fit are held, no more, no fewer', () => {
+    const cache = new DecryptionCache(5000);
+    const plain = 'p'.repeat(100);
+    for (let i = 1; i <= 5000; i++) {
+      cache.set(envelope(i), place, plain);
+      if (i % 3 === 0) cache.get(envelope(i - 1), place);
+      if (i % 7 === 0) cache.set(envelope(i - 2), place, plain);
+    }
+    let held = 0;
+    for (let i = 1; i <= 5000; i++) if (cache.get(envelope(i), place) !== undefined) held++;
+    expect(held).toBe(10); // 5,000 bytes / 462 a entry
+    // Twenty more, none read: every entry read before is passed over once, then goes; the last ten stay.
+    for (let i = 5001; i <= 5020; i++) cache.set(envelope(i), place, plain);
+    const now = [];
+    for (let i = 1; i <= 5020; i++) if (cache.get(envelope(i), place) !== undefined) now.push(i);
+    expect(now).toEqual([5011, 5012, 5013, 5014, 5015, 5016, 5017, 5018, 5019, 5020]);
   });
 });
