@@ -98,6 +98,15 @@ function storageTargets(sections: readonly Section[]): TargetResult[] {
         met: undefined,
       };
     }),
+    ...STORES.map((backend): TargetResult => {
+      const v = flowRow(sections, 'w6', backend)?.values.secondPerFinal;
+      return {
+        target: 'W6 bytes a second thread of the store adds (reported)',
+        backend,
+        measured: v === undefined ? 'not run' : `${v.toFixed(3)}× final state`,
+        met: undefined,
+      };
+    }),
     ...valueTarget(
       sections,
       'W9 bytes of 2× the steps ≤ 2.5× (linear)',

@@ -38,7 +38,9 @@ export async function growth(
       'pg_total_relation_size of the schema, Redis MEMORY USAGE of the keys, file: the sizes of its files. ' +
       `"vs final state": over the last state's JSON (${formatBytes(finalBytes)}); "${steps * 2}/${steps}": @flow's ` +
       `bytes for a ${steps * 2}-step run over these (linear growth: about 2, a full copy per step: about 4). ` +
-      '"run": the same, less the bytes of the store set up and empty before the run (its schema).',
+      '"run": the same, less the bytes of the store set up and empty before the run (its schema). ' +
+      '"second thread": what the same run on a second thread of the same store adds after it (pages and ' +
+      "forks a store makes on its first rows, such as Postgres's free space maps, are there already).",
     columns: [
       { key: 'bytes', header: 'bytes' },
       { key: 'perPayload', header: 'vs state JSON', digits: 2 },
@@ -47,17 +49,23 @@ export async function growth(
       { key: 'runBytes', header: 'run bytes' },
       { key: 'runPerFinal', header: 'run vs final state', digits: 1 },
       { key: 'runDoubled', header: `run ${steps * 2}/${steps}`, digits: 2 },
+      { key: 'secondBytes', header: 'second thread' },
+      { key: 'secondPerFinal', header: 'second vs final state', digits: 1 },
     ],
     ratioOf: 'bytes',
     better: 'lower',
   });
-  const flowBytes = async (open: StoreOpener<unknown>, n: number) => {
+  const flowBytes = async (open: StoreOpener<unknown>, n: number, second = false) => {
     const flow = await open();
     try {
       await (flow.store as Checkpointer).setup();
       const empty = await flow.storedBytes!();
       await flowChat(n, msgBytes, flow.store as never)('w6');
-      return { label: (flow.store as object).constructor.name, bytes: await flow.storedBytes!(), empty };
+      const bytes = await flow.storedBytes!();
+      // A thread id of the same length, so the ids it stores cost what the first thread's did.
+      if (second) await flowChat(n, msgBytes, flow.store as never)('W6');
+      const secondBytes = second ? (await flow.storedBytes!()) - bytes : undefined;
+      return { label: (flow.store as object).constructor.name, bytes, empty, secondBytes };
     } finally {
       await flow.close();
     }
@@ -77,6 +85,7 @@ export async function growth(
         empty: number;
         doubled?: number;
         runDoubled?: number;
+        secondBytes?: number | undefined;
       }[] = [];
       const raw = suite?.subjects.find((f) => f.side === 'raw');
       if (raw) {
@@ -86,7 +95,7 @@ export async function growth(
           measured.push({ side: 'raw', label: raw.label, bytes: await o!.subject.storedBytes!(), empty });
         });
       }
-      const flow = await flowBytes(flowStore, steps);
+      const flow = await flowBytes(flowStore, steps, true);
       const twice = await flowBytes(flowStore, steps * 2);
       measured.push({
         side: 'flow',
@@ -123,6 +132,8 @@ export async function growth(
             runBytes: m.bytes - m.empty,
             runPerFinal: (m.bytes - m.empty) / finalBytes,
             runDoubled: m.runDoubled,
+            secondBytes: m.secondBytes,
+            secondPerFinal: m.secondBytes === undefined ? undefined : m.secondBytes / finalBytes,
           },
         });
       }
