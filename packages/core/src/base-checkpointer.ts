@@ -1,4 +1,4 @@
-import { Checkpoint, type ThreadInfo } from './checkpoint.js';
+import { Checkpoint, storedAs, type ThreadInfo } from './checkpoint.js';
 import type { Checkpointer, PutOptions } from './checkpointer.js';
 import { InvalidArgumentError, isFlowError, isMissingChunkError, prefix, StorageError } from './errors.js';
 import {
@@ -184,7 +184,7 @@ export abstract class BaseCheckpointer implements Checkpointer {
       revision = await this.#write(encoded.record, ifRevision, writes);
     }
     if (encoded.memo !== undefined) this.#memos?.set(checked.thread, encoded.memo);
-    return checked.with({ ts: encoded.record.ts, revision });
+    return storedAs(checked, encoded.record.ts, revision);
   }
 
   #write(

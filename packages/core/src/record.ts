@@ -1,5 +1,6 @@
 import { Checkpoint } from './checkpoint.js';
 import { CorruptCheckpointError, isFlowError, prefix, SerializationError } from './errors.js';
+import { isoNow } from './iso-now.js';
 import { decodeLinear } from './linear/decode.js';
 import type { SerializeContext, Serializer } from './serializer.js';
 import { parseRunError, stringifyRunError } from './status.js';
@@ -124,7 +125,7 @@ export function encodeRecord(
       { thread: cp.thread, step: cp.step, field: 'interruptPayload' },
       backend,
     ),
-    ts: cp.ts || new Date().toISOString(),
+    ts: cp.ts || isoNow(),
     revision: cp.revision,
     error: stringifyRunError(cp.error),
     meta: stringifyMeta(cp.meta),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storedAs } from '../src/checkpoint.js';
 import {
   Checkpoint,
   CheckpointConflict,
@@ -76,6 +77,40 @@ describe('Checkpoint', () => {
     expect(new Checkpoint({ thread: 'x'.repeat(512), step: 2 ** 31 - 1, state: null }).step).toBe(
       2 ** 31 - 1,
     );
+  });
+});
+
+describe('storedAs (what put answers)', () => {
+  const init = {
+    thread: 't',
+    step: 3,
+    state: { n: 1 },
+    next: ['a', 'b'],
+    interrupted: true,
+    interruptNode: 'a',
+    interruptPayload: { ask: 'ok?' },
+    error: { node: 'a', message: 'boom' },
+    meta: { stateVersion: 2 },
+  };
+
+  it('copies every field, stamped with ts and revision, frozen like any checkpoint', () => {
+    const cp = new Checkpoint(init);
+    const stored = storedAs(cp, '2026-12-01T23:50:00.000Z', 4);
+    expect(stored).toBeInstanceOf(Checkpoint);
+    expect(stored.toJSON()).toEqual(cp.with({ ts: '2026-12-01T23:50:00.000Z', revision: 4 }).toJSON());
+    expect(Object.isFrozen(stored)).toBe(true);
+    expect(stored.state).toBe(cp.state);
+  });
+
+  it("checks the backend's revision, and leaves every later construction checked", () => {
+    const cp = new Checkpoint(init);
+    for (const revision of [-1, 1.5, Number.NaN, '2' as unknown as number]) {
+      expect(() => storedAs(cp, cp.ts, revision)).toThrow(InvalidArgumentError);
+    }
+    storedAs(cp, '2026-12-01T23:50:00.000Z', 1);
+    expect(() => new Checkpoint({ ...init, thread: '' })).toThrow(InvalidArgumentError);
+    expect(() => new Checkpoint({ ...init, ts: 'yesterday' })).toThrow(InvalidArgumentError);
+    expect(new Checkpoint({ ...init, ts: '2026-12-01T23:50:00Z' }).ts).toBe('2026-12-01T23:50:00.000Z');
   });
 });
 
