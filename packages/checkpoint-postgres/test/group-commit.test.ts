@@ -49,9 +49,9 @@ describe('group commit', () => {
       await cp.put(at(t, 0, log(60)));
       await cp.put(at(t, 1, log(61)));
     }
-    const linear = await pool.query(
-      `SELECT count(*)::integer AS n FROM ${quoteIdent(schema)}.checkpoints WHERE skeleton IS NOT NULL`,
-    );
+    const linear = await pool.query({
+      text: `SELECT count(*)::integer AS n FROM ${quoteIdent(schema)}.checkpoints WHERE skeleton IS NOT NULL`,
+    });
     expect(linear.rows).toEqual([{ n: threads.length }]);
     pool.reset();
     await Promise.all(
