@@ -9,7 +9,9 @@ import { assertKeyPrefix } from './key-prefix.js';
  * | `<prefix>:ch\|<thread>` | hash | the thread's chunks: field `<id>`, value the chunk's serialized text |
  * | `<prefix>:st\|<N>\|<thread>` | string | the state of step `N` when it is large |
  * | `<prefix>:in\|<thread>` | string | a put's incoming large state, for the instant between its `SET` and its script |
- * | `<prefix>:steps\|<thread>` | sorted set | the thread's step numbers (score = member = step) |
+ * | `<prefix>:sx\|<thread>` | sorted set | the thread's step blocks: block `B` holds steps `128 B` to `128 B + 127` (score = member = B) |
+ * | `<prefix>:sb\|<B>\|<thread>` | sorted set | the steps of block `B` (score = member = step): at most 128, so Redis keeps it a listpack |
+ * | `<prefix>:steps\|<thread>` | sorted set | before layout 7, the thread's step numbers (score = member = step); its next put moves them to blocks |
  * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's `step`, `status` and `i` (its summary text, as in the indexes); before layout 6 also `ts` and `m` (its meta JSON) |
  * | `<prefix>:wr\|<N>\|<thread>` | hash | the writes of step `N`: field `<node>` U+0000 `<key>`, value the serialized write |
  * | `<prefix>:ws\|<thread>` | sorted set | the steps that have writes (score = member = step) |
@@ -66,8 +68,14 @@ export interface KeyLayout {
   chunks(thread: string): string;
   /** The thread's lease (hash, expiring with the lease). */
   lease(thread: string): string;
-  /** Step numbers of a thread (sorted set). */
+  /** Step numbers of a thread before layout 7 (sorted set); now in blocks. */
   steps(thread: string): string;
+  /** The blocks of a thread's step numbers (sorted set of block numbers). */
+  stepBlocks(thread: string): string;
+  /** The steps of one block (sorted set). */
+  stepBlock(thread: string, block: number): string;
+  /** What `stepBlock(thread, block)` is with `<B>|<thread>` left off: Lua appends them. */
+  stepBlockPrefix(thread: string): string;
   /** Summary of a thread's latest checkpoint (hash). */
   head(thread: string): string;
   /** What `head(thread)` is with the thread id left off, for the threads of `bucket`: Lua appends the id. */
@@ -120,6 +128,8 @@ export function keyLayout(prefix: string, { cluster = false }: { cluster?: boole
   const ws = at('ws');
   const lease = at('lease');
   const ch = at('ch');
+  const sx = at('sx');
+  const sb = at('sb');
   return {
     prefix,
     buckets,
@@ -135,6 +145,9 @@ export function keyLayout(prefix: string, { cluster = false }: { cluster?: boole
     lease: (thread) => lease(thread) + thread,
     chunks: (thread) => ch(thread) + thread,
     steps: (thread) => steps(thread) + thread,
+    stepBlocks: (thread) => sx(thread) + thread,
+    stepBlock: (thread, block) => `${sb(thread)}${block}|${thread}`,
+    stepBlockPrefix: sb,
     head: (thread) => head + tag(bucketOf(thread)) + thread,
     headPrefix: (bucket) => head + tag(bucket),
     index: (bucket) => {
@@ -162,7 +175,21 @@ export function indexKeys(keys: KeyLayout, thread: string): [string, string, str
   return [all, running, interrupted, done, failed];
 }
 
-const KINDS = ['cp', 'st', 'in', 'steps', 'head', 'wr', 'ws', 'lease', 'ch', 'idx', 'meta'] as const;
+const KINDS = [
+  'cp',
+  'st',
+  'in',
+  'steps',
+  'sx',
+  'sb',
+  'head',
+  'wr',
+  'ws',
+  'lease',
+  'ch',
+  'idx',
+  'meta',
+] as const;
 
 /**
  * SCAN/KEYS patterns matching exactly the keys of `prefix`, one per kind (`<prefix>:cp|*`...). A single

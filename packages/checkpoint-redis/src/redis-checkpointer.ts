@@ -75,14 +75,17 @@ import {
 // 5: index members carry each thread's summary text (`<thread> NUL <summary>`), so listing is one range read.
 // 6: a step is one packed field `N` of the checkpoints hash instead of six (codec.ts's packStep), and the
 // head keeps no `ts` and `m`: some 60 bytes a field in a hash past its listpack limits, 40 % of W6's bytes.
+// 7: a thread's steps in blocks of 128 (`sx` and `sb` keys), each a sorted set Redis keeps as a listpack
+// (some 100 bytes a step in one sorted set of more than 128; 10 % of W6's bytes after layout 6). A thread's
+// sorted set of layout 6 or before is read as it is, and its next put moves it to blocks.
 // Each layout only adds to the one before, whose data it reads as it is (a step of six fields reads, is
 // overwritten and pruned as such), except for 5's index members: setup() moves a prefix of layout 2, 3 or 4
-// by rewriting them (UPGRADE_INDEXES), then records 6 (a cluster prefix of layout 3, 4 or 5 too; layout 2 had
-// no cluster form); a prefix of layout 5 only gets its new version.
-const FORMAT_VERSION = '6';
-const EARLIER_FORMAT_VERSIONS = ['5', '4', '3', '2'];
+// by rewriting them (UPGRADE_INDEXES), then records 7 (a cluster prefix of layout 3 to 6 too; layout 2 had
+// no cluster form); a prefix of layout 5 or 6 only gets its new version.
+const FORMAT_VERSION = '7';
+const EARLIER_FORMAT_VERSIONS = ['6', '5', '4', '3', '2'];
 /** The earlier layouts whose index members already carry summaries. */
-const SUMMARIZED_INDEXES = ['5'];
+const SUMMARIZED_INDEXES = ['6', '5'];
 
 /**
  * States up to this many UTF-16 units (about as many bytes of JSON) go to the put script as an argument and
@@ -231,7 +234,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
   /** The layouts setup() moves to this one: the cluster form of each (layout 3 was the first to have one). */
   #earlierFormats(): string[] {
     if (this.#keys.buckets === 1) return EARLIER_FORMAT_VERSIONS;
-    return ['5', '4', '3'].map((v) => `${v}-cluster-${this.#keys.buckets}`);
+    return ['6', '5', '4', '3'].map((v) => `${v}-cluster-${this.#keys.buckets}`);
   }
 
   /**
@@ -457,8 +460,10 @@ export class RedisCheckpointer extends BaseCheckpointer {
       k.writeSteps(thread),
       k.lease(thread),
       k.chunks(thread),
+      k.stepBlocks(thread),
     ];
-    return Number(await this.call(DELETE, keys, [thread, k.statePrefix(thread), k.writesPrefix(thread)]));
+    const args = [thread, k.statePrefix(thread), k.writesPrefix(thread), k.stepBlockPrefix(thread)];
+    return Number(await this.call(DELETE, keys, args));
   }
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
@@ -470,8 +475,15 @@ export class RedisCheckpointer extends BaseCheckpointer {
       this.#keys.statePrefix(thread),
       thread,
       this.#keys.writesPrefix(thread),
+      this.#keys.stepBlockPrefix(thread),
     ];
-    const keys = [checkpoints, steps, this.#keys.writeSteps(thread), this.#keys.chunks(thread)];
+    const keys = [
+      checkpoints,
+      steps,
+      this.#keys.writeSteps(thread),
+      this.#keys.chunks(thread),
+      this.#keys.stepBlocks(thread),
+    ];
     return Number(await this.call(PRUNE, keys, args));
   }
 
@@ -495,11 +507,12 @@ export class RedisCheckpointer extends BaseCheckpointer {
     min: string,
     limit: number,
   ): Promise<CheckpointRecord[]> {
-    const [checkpoints, steps] = threadKeys(this.#keys, thread);
+    const keys = this.#keys;
+    const [checkpoints, steps, head] = threadKeys(keys, thread);
     const [rows, chunks] = (await this.call(
       READ,
-      [checkpoints, steps, this.#keys.chunks(thread)],
-      [max, min, limit, this.#keys.statePrefix(thread), thread],
+      [checkpoints, steps, keys.chunks(thread), head, keys.stepBlocks(thread)],
+      [max, min, limit, keys.statePrefix(thread), thread, keys.stepBlockPrefix(thread)],
     )) as [unknown[], unknown[]];
     const records = groups(rows, 7).map((row) => {
       try {

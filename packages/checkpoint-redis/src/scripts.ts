@@ -28,8 +28,31 @@ function lua(name: string, body: string): LuaScript {
 const OLD_FIELDS = `s .. ':r', s .. ':t', s .. ':m', s .. ':s', s .. ':p', s .. ':f'`;
 
 /**
+ * Lua: `steps_in(blocks, block_prefix, old, thread, max, min, limit)`, the thread's steps within [min, max]
+ * (ZRANGEBYSCORE bounds), newest first, at most `limit` (-1: all). Steps live in blocks of 128 (keys.ts), a
+ * sorted set each, so that Redis keeps every one a listpack; `blocks` lists them. A thread last written
+ * before layout 7 has no blocks but one sorted set of all its steps, `old`, read as it is.
+ */
+const STEPS_IN = `local function block_bound(b)
+  if b == '+inf' or b == '-inf' then return b end
+  return tostring(math.floor(tonumber((string.gsub(b, '^%(', ''))) / 128))
+end
+local function steps_in(blocks, block_prefix, old, thread, max, min, limit)
+  local found = redis.call('ZREVRANGEBYSCORE', blocks, block_bound(max), block_bound(min))
+  if #found == 0 then return redis.call('ZREVRANGEBYSCORE', old, max, min, 'LIMIT', 0, limit) end
+  local out, want = {}, tonumber(limit)
+  for _, b in ipairs(found) do
+    local left = want < 0 and -1 or want - #out
+    if left == 0 then break end
+    local key = block_prefix .. b .. '|' .. thread
+    for _, step in ipairs(redis.call('ZREVRANGEBYSCORE', key, max, min, 'LIMIT', 0, left)) do out[#out + 1] = step end
+  end
+  return out
+end`;
+
+/**
  * put: one or more puts, each in turn and each on its own: its revision check, its chunks check, the write,
- * the summary, the thread index, the step's chunks and writes. Puts that arrive together share the call (one
+ * the step index, the summary, the thread index, the step's chunks and writes. Puts that arrive together share the call (one
  * round trip, one script run); a put whose condition does not hold, or that fails, writes nothing and answers
  * for itself alone, and the next put runs as if it had come alone.
  * A small state ends the packed field (kind `s`). A large one (kind `k`) was `SET` under `incoming` by the
@@ -93,7 +116,19 @@ local function put(i, k, n)
     redis.call('HDEL', cp, ${OLD_FIELDS})
   end
   for j = first_chunk, last_chunk, 2 do redis.call('HSETNX', chunks, ARGV[j], ARGV[j + 1]) end
-  redis.call('ZADD', P .. 'steps|' .. tag .. thread, step, step)
+  local blocks, block_prefix = P .. 'sx|' .. tag .. thread, P .. 'sb|' .. tag
+  local function index(s)
+    local block = tostring(math.floor(tonumber(s) / 128))
+    redis.call('ZADD', block_prefix .. block .. '|' .. thread, s, s)
+    redis.call('ZADD', blocks, block, block)
+  end
+  local old = P .. 'steps|' .. tag .. thread
+  if redis.call('EXISTS', old) == 1 then
+    -- A thread last written before layout 7: its steps move to blocks now.
+    for _, s in ipairs(redis.call('ZRANGE', old, 0, -1)) do index(s) end
+    redis.call('DEL', old)
+  end
+  index(step)
   if not latest or tonumber(step) >= tonumber(latest) then
     local status = ARGV[i + 4]
     redis.call('HSET', head_key, 'step', step, 'status', status, 'i', summary)
@@ -190,8 +225,10 @@ export const READ_LEASE = lua(
 
 /**
  * get and list: steps newest first within [min, max], at most `limit` (-1: all), with their fields, then the
- * chunks their refs name, each once (a missing one is left out: core names it).
- * KEYS: checkpoints, steps, chunks. ARGV: max, min, limit, state key prefix, thread.
+ * chunks their refs name, each once (a missing one is left out: core names it). The latest alone is the
+ * head's step (a put moves it to the highest step; prune never removes that one).
+ * KEYS: checkpoints, steps (before layout 7), chunks, head, step blocks. ARGV: max, min, limit, state key
+ * prefix, thread, step block key prefix.
  * Returns {records, chunks}: a flat array of (step, packed field, state, revision, meta, payload, refs)
  * groups, and a flat array of (id, data) pairs. A step of layout 6 has its packed field and, when large, its
  * state key's text as state (false otherwise), the rest false; a step stored before has false for the packed
@@ -199,7 +236,14 @@ export const READ_LEASE = lua(
  */
 export const READ = lua(
   'read',
-  `local steps = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
+  `${STEPS_IN}
+local steps
+if ARGV[1] == '+inf' and ARGV[2] == '-inf' and ARGV[3] == '1' then
+  steps = {redis.call('HGET', KEYS[4], 'step')}
+  if not steps[1] then steps = {} end
+else
+  steps = steps_in(KEYS[5], ARGV[6], KEYS[2], ARGV[5], ARGV[1], ARGV[2], ARGV[3])
+end
 local out = {}
 local ids, seen = {}, {}
 for _, s in ipairs(steps) do
@@ -247,15 +291,18 @@ return {out, chunks}`,
 );
 
 /**
- * deleteThread: drops the thread's keys, its states, its writes, its lease, its chunks and its index entries.
- * KEYS: checkpoints, steps, head, incoming, the five indexes, write steps, lease, chunks.
- * ARGV: thread, state key prefix, writes key prefix.
+ * deleteThread: drops the thread's keys, its states, its step blocks, its writes, its lease, its chunks and
+ * its index entries.
+ * KEYS: checkpoints, steps (before layout 7), head, incoming, the five indexes, write steps, lease, chunks,
+ * step blocks. ARGV: thread, state key prefix, writes key prefix, step block key prefix.
  * Returns how many checkpoints there were.
  */
 export const DELETE = lua(
   'delete',
-  `local steps = redis.call('ZRANGE', KEYS[2], 0, -1)
+  `${STEPS_IN}
+local steps = steps_in(KEYS[13], ARGV[4], KEYS[2], ARGV[1], '+inf', '-inf', -1)
 for _, step in ipairs(steps) do redis.call('DEL', ARGV[2] .. step .. '|' .. ARGV[1]) end
+for _, block in ipairs(redis.call('ZRANGE', KEYS[13], 0, -1)) do redis.call('DEL', ARGV[4] .. block .. '|' .. ARGV[1]) end
 for _, step in ipairs(redis.call('ZRANGE', KEYS[10], 0, -1)) do
   redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[1])
 end
@@ -263,26 +310,29 @@ local listed = redis.call('HGET', KEYS[3], 'i')
 if listed then
   for i = 5, 9 do redis.call('ZREM', KEYS[i], ARGV[1] .. '\\0' .. listed) end
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[10], KEYS[11], KEYS[12])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[10], KEYS[11], KEYS[12], KEYS[13])
 return #steps`,
 );
 
 /**
  * prune: removes steps below `beforeStep` and/or older than `olderThan` (both: AND), never the latest, and
  * the writes of each step it removes; then every chunk of the thread that no remaining step references.
- * KEYS: checkpoints, steps, write steps, chunks. ARGV: beforeStep ('' = none), olderThan epoch ms ('' =
- * none), state key prefix, thread, writes key prefix. Returns how many it removed. The summary needs no
- * change: the latest checkpoint stays.
+ * KEYS: checkpoints, steps (before layout 7), write steps, chunks, step blocks. ARGV: beforeStep ('' = none),
+ * olderThan epoch ms ('' = none), state key prefix, thread, writes key prefix, step block key prefix.
+ * Returns how many it removed. The summary needs no change: the latest checkpoint stays.
  */
 export const PRUNE = lua(
   'prune',
-  `local latest = redis.call('ZREVRANGE', KEYS[2], 0, 0)[1]
+  `${STEPS_IN}
+local thread, block_prefix = ARGV[4], ARGV[6]
+local latest = steps_in(KEYS[5], block_prefix, KEYS[2], thread, '+inf', '-inf', 1)[1]
 if not latest then return 0 end
 local max = '+inf'
 if ARGV[1] ~= '' then max = '(' .. ARGV[1] end
 local older = tonumber(ARGV[2])
 local removed = 0
-for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
+local touched = {}
+for _, step in ipairs(steps_in(KEYS[5], block_prefix, KEYS[2], thread, max, '-inf', -1)) do
   local remove = step ~= latest
   if remove and older then
     local packed = redis.call('HGET', KEYS[1], step)
@@ -292,15 +342,21 @@ for _, step in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', max)) do
   if remove then
     local s = step
     redis.call('HDEL', KEYS[1], s, ${OLD_FIELDS})
-    redis.call('DEL', ARGV[3] .. step .. '|' .. ARGV[4], ARGV[5] .. step .. '|' .. ARGV[4])
+    redis.call('DEL', ARGV[3] .. step .. '|' .. thread, ARGV[5] .. step .. '|' .. thread)
+    local block = tostring(math.floor(tonumber(step) / 128))
+    redis.call('ZREM', block_prefix .. block .. '|' .. thread, step)
+    touched[block] = true
     redis.call('ZREM', KEYS[2], step)
     redis.call('ZREM', KEYS[3], step)
     removed = removed + 1
   end
 end
+for block in pairs(touched) do
+  if redis.call('EXISTS', block_prefix .. block .. '|' .. thread) == 0 then redis.call('ZREM', KEYS[5], block) end
+end
 if redis.call('EXISTS', KEYS[4]) == 1 then
   local live = {}
-  for _, step in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  for _, step in ipairs(steps_in(KEYS[5], block_prefix, KEYS[2], thread, '+inf', '-inf', -1)) do
     local packed = redis.call('HGET', KEYS[1], step)
     local refs = packed and string.match(packed, '^%d+ %-?%d+ %a %d+ ([^\\n]*)') or redis.call('HGET', KEYS[1], step .. ':f')
     if refs then

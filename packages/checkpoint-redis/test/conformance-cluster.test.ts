@@ -7,7 +7,7 @@ import type { RedisCheckpointer } from '../src/index.js';
 import { keyLayout } from '../src/keys.js';
 // @ts-expect-error: a plain JS fixture without types (child processes import it as it is).
 import { ClusterCheckpointer } from './fixtures/cluster-checkpointer.mjs';
-import { rewindToLayout5 } from './support/layout-5.js';
+import { rewindToLayout5, rewindToLayout6 } from './support/earlier-layouts.js';
 
 /** The three primaries of the test Redis Cluster (started on 127.0.0.1:7001–7003 by @flow/test-db). */
 const nodes = inject('flowTestRedisClusterNodes');
@@ -108,19 +108,20 @@ describe('on a Redis Cluster', () => {
     expect(latest).toEqual(ids.map((id) => (id === conflicting ? 0 : 1)));
   });
 
-  it.each(['3', '4', '5'])(
-    'moves a cluster prefix of layout %s to 6 in setup() and reads its data as it is',
+  it.each(['3', '4', '5', '6'])(
+    'moves a cluster prefix of layout %s to 7 in setup() and reads its data as it is',
     async (from) => {
       const old = uniquePrefix();
       const writer = open(old);
       const admin = new Cluster(nodes);
       try {
         await writer.put(new Checkpoint({ thread: 'kept', step: 0, state: { n: 1 }, next: ['n'] }));
-        expect(await admin.get(`${old}:meta|format`)).toBe('6-cluster-16');
+        expect(await admin.get(`${old}:meta|format`)).toBe('7-cluster-16');
         const listed = await writer.listThreads();
         const keys = keyLayout(old, { cluster: true });
-        await rewindToLayout5(admin, keys, 'kept');
-        if (from !== '5') {
+        if (from === '6') await rewindToLayout6(admin, keys, 'kept');
+        else await rewindToLayout5(admin, keys, 'kept');
+        if (from !== '5' && from !== '6') {
           // Layouts 3 and 4 indexed bare thread ids, in the thread's bucket, and kept no summary text.
           const index = keys.index(keys.bucketOf('kept'));
           for (const key of [index.all, index.running]) {
@@ -133,7 +134,7 @@ describe('on a Redis Cluster', () => {
         const reader = open(old);
         try {
           expect((await reader.get('kept'))?.state).toEqual({ n: 1 });
-          expect(await admin.get(`${old}:meta|format`)).toBe('6-cluster-16');
+          expect(await admin.get(`${old}:meta|format`)).toBe('7-cluster-16');
           expect(await reader.listThreads()).toEqual(listed);
           expect(await reader.listThreads({ status: 'running' })).toEqual(listed);
         } finally {

@@ -2,7 +2,7 @@ import { Checkpoint, type CorruptCheckpointError, isFlowError } from '@flow/core
 import { describe, expect, it } from 'vitest';
 import { RedisCheckpointer } from '../src/index.js';
 import { keyLayout } from '../src/keys.js';
-import { rewindToLayout5 } from './support/layout-5.js';
+import { rewindToLayout5, rewindToLayout6 } from './support/earlier-layouts.js';
 import { editPacked } from './support/packed-step.js';
 import { checkpointer, freshPrefix, plainClient, redisUrl } from './support/stores.js';
 
@@ -13,14 +13,14 @@ describe('stored data', () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     await checkpointer({ prefix }).setup();
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('7');
     const other = freshPrefix();
     await admin.set(`${other}:meta|format`, '1');
     const cp = new RedisCheckpointer(redisUrl, { prefix: other });
     try {
       await expect(cp.put(at('t', 0))).rejects.toMatchObject({
         code: 'STORAGE',
-        message: expect.stringMatching(/layout version 1\b.*reads version 6/),
+        message: expect.stringMatching(/layout version 1\b.*reads version 7/),
       });
       expect(await admin.exists(`${other}:cp|t`)).toBe(0);
     } finally {
@@ -115,7 +115,7 @@ describe('stored data', () => {
   });
 
   it.each(['2', '3', '4'])(
-    'moves a prefix of layout %s to 6 in setup() and reads its data as it is',
+    'moves a prefix of layout %s to 7 in setup() and reads its data as it is',
     async (from) => {
       const prefix = freshPrefix();
       const admin = plainClient();
@@ -152,7 +152,7 @@ describe('stored data', () => {
       await admin.set(`${prefix}:meta|format`, from);
       const reader = checkpointer({ prefix });
       const threads = await reader.listThreads();
-      expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
+      expect(await admin.get(`${prefix}:meta|format`)).toBe('7');
       expect(threads).toEqual(before);
       expect(threads.map((t) => [t.thread, t.done, t.interrupted, t.failed, t.error])).toEqual([
         ['ask', false, true, false, null],
@@ -173,7 +173,7 @@ describe('stored data', () => {
     },
   );
 
-  it('moves a prefix of layout 3 to 6 in setup(): its whole states read as they are, next to linear ones', async () => {
+  it('moves a prefix of layout 3 to 7 in setup(): its whole states read as they are, next to linear ones', async () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     const writer = checkpointer({ prefix });
@@ -185,13 +185,13 @@ describe('stored data', () => {
     await admin.set(`${prefix}:meta|format`, '3');
     const reader = checkpointer({ prefix });
     expect((await reader.get('t'))?.state).toEqual(old);
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('7');
     const grown = { n: 1, items: Array.from({ length: 400 }, (_, i) => ({ i, text: 'y'.repeat(40) })) };
     await reader.put(new Checkpoint({ thread: 't', step: 1, state: grown, next: ['a'] }));
     expect((await reader.list('t')).map((c) => c.state)).toEqual([grown, old]);
   });
 
-  it('moves a prefix of layout 5 to 6 in setup(): steps of six fields read, overwrite and prune as they are', async () => {
+  it('moves a prefix of layout 5 to 7 in setup(): steps of six fields read, overwrite and prune as they are', async () => {
     const prefix = freshPrefix();
     const admin = plainClient();
     const keys = keyLayout(prefix);
@@ -214,7 +214,7 @@ describe('stored data', () => {
     await admin.set(`${prefix}:meta|format`, '5');
     const reader = checkpointer({ prefix });
     expect((await reader.list('t')).map((c) => c.state)).toEqual([...states].reverse());
-    expect(await admin.get(`${prefix}:meta|format`)).toBe('6');
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('7');
     // Layout 5's index members already carry summaries: setup() leaves them as they are.
     expect(await admin.zrange(`${prefix}:idx|all`, 0, -1)).toEqual(members);
     expect(await reader.listThreads()).toEqual(listed);
@@ -233,6 +233,67 @@ describe('stored data', () => {
       [2, 1, ['a'], states[2]],
       [1, 2, ['b'], states[1]],
     ]);
+  });
+
+  it('keeps steps in blocks of 128, each a listpack, and reads, lists and prunes across them', async () => {
+    const cp = checkpointer();
+    const admin = plainClient();
+    const keys = keyLayout(cp.prefix);
+    for (let step = 0; step < 300; step++) await cp.put(at('t', step));
+    expect(await admin.zrange(keys.stepBlocks('t'), 0, -1)).toEqual(['0', '1', '2']);
+    for (const [block, size] of [
+      [0, 128],
+      [1, 128],
+      [2, 44],
+    ] as const) {
+      const key = keys.stepBlock('t', block);
+      expect([await admin.zcard(key), await admin.object('ENCODING', key)]).toEqual([size, 'listpack']);
+    }
+    const steps = async (opts: { beforeStep?: number; limit?: number }) =>
+      (await cp.list('t', opts)).map((c) => c.step);
+    expect((await cp.get('t'))?.step).toBe(299);
+    expect((await cp.get('t', 128))?.state).toEqual({ step: 128 });
+    expect(await steps({ beforeStep: 130, limit: 5 })).toEqual([129, 128, 127, 126, 125]);
+    expect(await steps({ beforeStep: 257, limit: 300 })).toHaveLength(257);
+    expect(await steps({})).toHaveLength(300);
+    // Pruning empties blocks 0 and 1, which leave the block index; a step of block 2 stays with the latest.
+    expect(await cp.prune('t', { beforeStep: 290 })).toBe(290);
+    expect(await admin.zrange(keys.stepBlocks('t'), 0, -1)).toEqual(['2']);
+    expect(await steps({ limit: 3 })).toEqual([299, 298, 297]);
+    expect(await cp.deleteThread('t')).toBe(10);
+    expect(await admin.keys(`${cp.prefix}:*`)).toEqual([`${cp.prefix}:meta|format`]);
+  });
+
+  it("moves a prefix of layout 6 to 7 in setup(): the one sorted set of a thread's steps reads as it is, and its next put moves it to blocks", async () => {
+    const prefix = freshPrefix();
+    const admin = plainClient();
+    const keys = keyLayout(prefix);
+    const writer = checkpointer({ prefix });
+    for (let step = 0; step < 130; step++) await writer.put(at('old', step));
+    await writer.put(at('other', 0));
+    await rewindToLayout6(admin, keys, 'old');
+    await rewindToLayout6(admin, keys, 'other');
+    expect(await admin.zcard(keys.steps('old'))).toBe(130);
+    await admin.set(`${prefix}:meta|format`, '6');
+    const reader = checkpointer({ prefix });
+    expect((await reader.get('old'))?.step).toBe(129);
+    expect(await admin.get(`${prefix}:meta|format`)).toBe('7');
+    expect((await reader.list('old', { beforeStep: 129, limit: 3 })).map((c) => c.step)).toEqual([
+      128, 127, 126,
+    ]);
+    expect((await reader.get('old', 5))?.state).toEqual({ step: 5 });
+    expect(await reader.prune('old', { beforeStep: 2 })).toBe(2);
+    expect(await admin.exists(keys.stepBlocks('old'))).toBe(0);
+    await reader.put(at('old', 130));
+    expect(await admin.exists(keys.steps('old'))).toBe(0);
+    expect(await admin.zrange(keys.stepBlocks('old'), 0, -1)).toEqual(['0', '1']);
+    expect(await admin.zcard(keys.stepBlock('old', 0))).toBe(126);
+    expect((await reader.list('old')).map((c) => c.step)).toEqual(
+      Array.from({ length: 129 }, (_, i) => 130 - i),
+    );
+    // A thread left as it was deletes with its one sorted set.
+    expect(await reader.deleteThread('other')).toBe(1);
+    expect(await admin.exists(keys.steps('other'))).toBe(0);
   });
 
   it('keeps a thread summary and one index entry per status in step with puts, prune and delete', async () => {

@@ -57,12 +57,12 @@ export async function corruptState(store: Store, thread: string, secret: string)
     case 'redis': {
       const client = new Redis(serverUrls().redis);
       try {
-        // The state of step 0: a field of the checkpoints hash when small, else a key of its own (the key
-        // layout is in the Redis package's keys.ts).
+        // The state of step 0: the end of its field of the checkpoints hash when small (kind `s` in the
+        // field's header), else a key of its own (the key layout is in the Redis package's keys.ts).
         const hash = `${store.location}:cp|${thread}`;
-        const inHash = await client.hget(hash, '0:s');
+        const field = await client.hget(hash, '0');
         const damaged = (text: string | null) => String(text).replace('"token":"', '"token":x');
-        if (inHash !== null) await client.hset(hash, '0:s', damaged(inHash));
+        if (field?.split(' ')[2] === 's') await client.hset(hash, '0', damaged(field));
         else {
           const key = `${store.location}:st|0|${thread}`;
           await client.set(key, damaged(await client.get(key)));

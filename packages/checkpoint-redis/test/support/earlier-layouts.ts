@@ -2,16 +2,33 @@ import type { Cluster, Redis } from 'ioredis';
 import type { KeyLayout } from '../../src/keys.js';
 
 /**
- * Rewrites what layout 6 stored for `thread` as layout 5 stored it: each step's packed field `N` as its six
- * fields (`N:r`, `N:t`, `N:m` with every field written out, `N:p`, `N:s` for a small
- * state, `N:f` for refs), and the head with the `ts` and `m` of its step. For tests of reading and moving
- * stores written before layout 6.
+ * Rewrites what layout 7 stored for `thread` as layout 6 stored it: the steps of its blocks in one sorted set.
+ */
+export async function rewindToLayout6(
+  admin: Redis | Cluster,
+  keys: KeyLayout,
+  thread: string,
+): Promise<void> {
+  for (const block of await admin.zrange(keys.stepBlocks(thread), 0, -1)) {
+    const key = keys.stepBlock(thread, Number(block));
+    for (const step of await admin.zrange(key, 0, -1)) await admin.zadd(keys.steps(thread), step, step);
+    await admin.del(key);
+  }
+  await admin.del(keys.stepBlocks(thread));
+}
+
+/**
+ * Rewrites what layout 7 stored for `thread` as layout 5 stored it: as layout 6 did (`rewindToLayout6`), and
+ * each step's packed field `N` as its six fields (`N:r`, `N:t`, `N:m` with every field written out, `N:p`,
+ * `N:s` for a small state, `N:f` for refs), and the head with the `ts` and `m` of its step. For tests of
+ * reading and moving stores written before layout 6.
  */
 export async function rewindToLayout5(
   admin: Redis | Cluster,
   keys: KeyLayout,
   thread: string,
 ): Promise<void> {
+  await rewindToLayout6(admin, keys, thread);
   const cp = keys.checkpoints(thread);
   const fields = await admin.hgetall(cp);
   const metaOf = new Map<string, string>();
