@@ -173,7 +173,7 @@ export class FlowSaver extends BaseCheckpointSaver {
     const cache = this.#caches.of(where.thread);
     // Registered before any await, so writes for this checkpoint that arrive meanwhile wait for it.
     const done = cache.track(this.#put(where, cache, checkpoint, metadata, newVersions));
-    cache.pending.set(checkpoint.id, done);
+    cache.putting(checkpoint.id, done);
     try {
       await done;
     } finally {
@@ -279,13 +279,10 @@ export class FlowSaver extends BaseCheckpointSaver {
       if (pending !== undefined) return pending;
       const known = cache.known.get(id);
       if (known !== undefined) return known;
-      if (!waitForPuts) break;
+      if (!waitForPuts || cache.busy.size === 0) break;
       // LangGraph may write a task's results before it calls `put` for their checkpoint (it chains each put
-      // after the one before): wait for this thread's operations under way, then look again.
-      const busy = [...cache.busy];
-      if (busy.length === 0) break;
-      await Promise.all(busy);
-      await new Promise((resolve) => setImmediate(resolve));
+      // after the one before): wait for that put, or until this thread has none under way, then look again.
+      await cache.putOf(id);
     }
     const cp = await this.#byId(where, id);
     return cp && knownOf(cp, this.#facts(cp, where));

@@ -23,6 +23,9 @@ export class ThreadCache {
   readonly pending = new Map<string, Promise<Known | undefined>>();
   /** The puts under way on the thread. */
   readonly busy = new Set<Promise<unknown>>();
+  /** Writes waiting for the put of a checkpoint this process has not seen yet, by checkpoint id. */
+  readonly #awaited = new Map<string, (() => void)[]>();
+  #idleCheck = false;
   /** Task writes waiting to go out with the thread's next put. */
   readonly writes: WriteBatch;
 
@@ -45,8 +48,47 @@ export class ThreadCache {
       () => {},
     );
     this.busy.add(settled);
-    settled.then(() => this.busy.delete(settled));
+    settled.then(() => {
+      this.busy.delete(settled);
+      if (this.busy.size === 0) this.#whenIdle();
+    });
     return promise;
+  }
+
+  /** Notes the put of checkpoint `id` under way, and wakes the writes waiting for it. */
+  putting(id: string, done: Promise<Known | undefined>): void {
+    this.pending.set(id, done);
+    const waiting = this.#awaited.get(id);
+    if (waiting === undefined) return;
+    this.#awaited.delete(id);
+    for (const wake of waiting) wake();
+  }
+
+  /**
+   * Resolves once a put of checkpoint `id` is under way here, or once the thread has had no put under way for
+   * a turn of the event loop (LangGraph chains each put after the one before, so the next is called a few
+   * promise jobs after the last settles): then none is coming from this process. Only the writes of that one
+   * checkpoint wake when its put comes, however many wait for later ones.
+   */
+  putOf(id: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const waiting = this.#awaited.get(id);
+      if (waiting === undefined) this.#awaited.set(id, [resolve]);
+      else waiting.push(resolve);
+      if (this.busy.size === 0) this.#whenIdle();
+    });
+  }
+
+  #whenIdle(): void {
+    if (this.#idleCheck || this.#awaited.size === 0) return;
+    this.#idleCheck = true;
+    setImmediate(() => {
+      this.#idleCheck = false;
+      if (this.busy.size > 0) return; // a put came meanwhile: its end checks again
+      const waiting = [...this.#awaited.values()];
+      this.#awaited.clear();
+      for (const list of waiting) for (const wake of list) wake();
+    });
   }
 }
 
