@@ -1,4 +1,5 @@
-import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { JsonPlusSerializer, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import { isPlainJson } from './plain-json.js';
 
 /**
  * A LangGraph value as this package stores it inside a @flow record: the saver's own serde output, so
@@ -9,8 +10,15 @@ export type StoredValue = { t: string; s: string } | { t: string; b: Uint8Array 
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Serializes `value` with `serde`. */
+/**
+ * Serializes `value` with `serde`. Plain JSON data under LangGraph's own `JsonPlusSerializer` (not a subclass)
+ * is written with `JSON.stringify`, the same text that serializer makes through its cycle-safe stringify and a
+ * UTF-8 round trip (checked in test/stored-value.test.ts): most of a step's values are numbers, strings and
+ * small plain objects.
+ */
 export async function storeValue(serde: SerializerProtocol, value: unknown): Promise<StoredValue> {
+  if (Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && isPlainJson(value))
+    return { t: 'json', s: JSON.stringify(value) };
   const [type, data] = await serde.dumpsTyped(value);
   if (type === 'json') {
     try {
