@@ -28,6 +28,7 @@ import {
 import type { PgPool, PgPoolClient } from './driver.js';
 import { arrayLiteral, GROUP_COLUMNS, groupPutStatement } from './group-statement.js';
 import { type HeldWrites, WritesAwaitingPut } from './held-writes.js';
+import { LinearThreads } from './linear-threads.js';
 import { migrate, storeExists } from './migrate.js';
 import { createPool, isPool, poolSize } from './pool.js';
 import { type GroupOutcome, PutGroups } from './put-group.js';
@@ -140,6 +141,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   readonly #prepared: boolean;
   readonly #groups: PutGroups<PendingPut>;
   readonly #groupPut: Statement;
+  /** Threads last seen linear: their gets read the chunks at once (see `LinearThreads`). */
+  readonly #linear = new LinearThreads();
 
   /**
    * @param urlOrPool A `postgres://` URL (the checkpointer creates a pool and `close()` ends it; `?schema=`
@@ -292,12 +295,10 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   #put(record: CheckpointRecord, ifRevision: number | undefined, writes: WriteRecord[] | undefined) {
     // A putWrites of this thread issued in the same tick travels in this put's statement (WritesAwaitingPut).
     const carried = writes === undefined ? this.#awaitingPut.take(record.thread) : undefined;
+    const linear = (record.refs?.length ?? 0) > 0 || (record.chunks?.length ?? 0) > 0;
+    this.#linear.note(record.thread, linear);
     // Puts with writes or chunks always go alone; the group statement stores whole states only.
-    const groupable =
-      writes === undefined &&
-      carried === undefined &&
-      (record.refs?.length ?? 0) === 0 &&
-      (record.chunks?.length ?? 0) === 0;
+    const groupable = writes === undefined && carried === undefined && !linear;
     return this.#groups.put(record.thread, { record, ifRevision, writes, carried }, groupable);
   }
 
@@ -396,19 +397,23 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   ): Promise<CheckpointRecord | undefined> {
     const values = step === undefined ? [thread] : [thread, step];
     const sql = this.#sql;
-    const { rows } = await this.#pool.query<RecordRow>(
-      this.#bind(step === undefined ? sql.getLatest : sql.getStep, values),
-    );
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    if (row.refs === null) return toRecord(thread, row);
-    // A linear record: read again with its chunks, in one statement, so in one snapshot. Fetching the chunks
-    // its refs name by a second query instead could miss some that a prune or deleteThread committed between
-    // the two removed; this read answers as of its own moment (a newer latest step, or nothing).
-    const again = await this.#pool.query<CheckpointRow>(
-      this.#bind(step === undefined ? sql.getLatestWithChunks : sql.getStepWithChunks, values),
-    );
-    return toRecords(thread, again.rows)[0];
+    const withChunks = step === undefined ? sql.getLatestWithChunks : sql.getStepWithChunks;
+    if (!this.#linear.has(thread)) {
+      const { rows } = await this.#pool.query<RecordRow>(
+        this.#bind(step === undefined ? sql.getLatest : sql.getStep, values),
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      if (row.refs === null) return toRecord(thread, row);
+    }
+    // A linear record (or, by the guess, likely one): read with its chunks, in one statement, so in one
+    // snapshot. Fetching the chunks a first read's refs name by a second query instead could miss some that a
+    // prune or deleteThread committed between the two; this read answers as of its own moment (a newer latest
+    // step, or nothing).
+    const { rows } = await this.#pool.query<CheckpointRow>(this.#bind(withChunks, values));
+    const record = toRecords(thread, rows)[0];
+    this.#linear.note(thread, record?.refs !== undefined);
+    return record;
   }
 
   protected async readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
@@ -437,6 +442,7 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   }
 
   protected async removeThread(thread: string): Promise<number> {
+    this.#linear.forget(thread);
     return inTransaction(this.#transactions, async (client) => {
       // Wait for in-flight puts of this thread (they hold its lock), and keep new ones out until COMMIT;
       // the DELETE then runs on a fresh snapshot that sees every committed step.

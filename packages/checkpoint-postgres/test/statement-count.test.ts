@@ -88,7 +88,7 @@ describe('round trips', () => {
     }
   });
 
-  it('a get of a state stored in chunks is two statements (the checkpoint, then it with its chunks); a list is one', async () => {
+  it('a get of a state stored in chunks is one statement, chunks included, once the instance has seen the thread linear; two before', async () => {
     // Large states sharing most parts: the second put is stored as a skeleton and chunks.
     const messages = Array.from({ length: 40 }, (_, i) => `message ${i} `.repeat(100));
     await cp.put(checkpoint('big', 0, { state: { messages } }));
@@ -98,8 +98,12 @@ describe('round trips', () => {
     const fresh = new PostgresCheckpointer(pool, { schema });
     try {
       await fresh.setup();
-      expect(await statementsOf(() => fresh.get('big'))).toBe(2);
+      // The writer knows its thread is linear; a new instance reads the checkpoint's row alone first, finds
+      // refs, and reads it again with its chunks; from then on it knows too.
+      expect(await statementsOf(() => cp.get('big'))).toBe(1);
       expect(await statementsOf(() => fresh.get('big', 1))).toBe(2);
+      expect(await statementsOf(() => fresh.get('big'))).toBe(1);
+      expect(await statementsOf(() => fresh.get('big', 0))).toBe(1);
       expect(await statementsOf(() => fresh.list('big'))).toBe(1);
       const [latest, first, listed] = [
         await fresh.get('big'),
@@ -107,6 +111,20 @@ describe('round trips', () => {
         await fresh.list('big'),
       ];
       expect([latest?.state, first?.state, listed[0]?.state]).toEqual([state, state, state]);
+      // A whole state written after them: the writer's gets read the row alone again; the instance that
+      // still guesses linear reads it with the chunk lookup, which answers it in one statement all the same.
+      await cp.put(checkpoint('big', 2));
+      pool.reset();
+      expect((await cp.get('big'))?.state).toEqual({ step: 2 });
+      expect(pool.sent.map((s) => s.text)).toEqual([expect.not.stringContaining('chunks')]);
+      expect(await statementsOf(() => fresh.get('big'))).toBe(1);
+      expect((await fresh.get('big'))?.state).toEqual({ step: 2 });
+      // Deleted: the thread's next record starts whole, and its get reads the row alone.
+      await fresh.deleteThread('big');
+      await fresh.put(checkpoint('big', 0));
+      pool.reset();
+      expect((await fresh.get('big'))?.state).toEqual({ step: 0 });
+      expect(pool.sent.map((s) => s.text)).toEqual([expect.not.stringContaining('chunks')]);
     } finally {
       await fresh.close();
     }
