@@ -12,7 +12,7 @@ import { assertKeyPrefix } from './key-prefix.js';
  * | `<prefix>:sx\|<thread>` | sorted set | the thread's step blocks: block `B` holds steps `128 B` to `128 B + 127` (score = member = B) |
  * | `<prefix>:sb\|<B>\|<thread>` | sorted set | the steps of block `B` (score = member = step): at most 128, so Redis keeps it a listpack |
  * | `<prefix>:steps\|<thread>` | sorted set | before layout 7, the thread's step numbers (score = member = step); its next put moves them to blocks |
- * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's `step`, `status` and `i` (its summary text, as in the indexes); before layout 6 also `ts` and `m` (its meta JSON) |
+ * | `<prefix>:head\|<thread>` | hash | the latest checkpoint's `step`, `status` and `i` (its summary text, as in the indexes), and `b` once a put of layout 7 wrote it (its steps are in blocks); before layout 6 also `ts` and `m` (its meta JSON) |
  * | `<prefix>:wr\|<N>\|<thread>` | hash | the writes of step `N`: field `<node>` U+0000 `<key>`, value the serialized write |
  * | `<prefix>:ws\|<thread>` | sorted set | the steps that have writes (score = member = step) |
  * | `<prefix>:lease\|<thread>` | hash | the lease: `owner`, `host`, `pid`, `exp` (epoch ms by Redis' clock); the key expires with it |

@@ -104,8 +104,8 @@ local function put(i, k, n)
     return {3, 'ERR the state of this put did not arrive (its SET failed)'}
   end
   local head_key = P .. 'head|' .. tag .. thread
-  local head = redis.call('HMGET', head_key, 'step', 'status', 'i')
-  local latest, previous, listed = head[1], head[2], head[3]
+  local head = redis.call('HMGET', head_key, 'step', 'status', 'i', 'b')
+  local latest, previous, listed, in_blocks = head[1], head[2], head[3], head[4]
   local summary = ARGV[i + 5]
   local revision = current + 1
   redis.call('HSET', cp, step, revision .. ' ' .. packed)
@@ -118,20 +118,23 @@ local function put(i, k, n)
   for j = first_chunk, last_chunk, 2 do redis.call('HSETNX', chunks, ARGV[j], ARGV[j + 1]) end
   local blocks, block_prefix = P .. 'sx|' .. tag .. thread, P .. 'sb|' .. tag
   local function index(s)
-    local block = tostring(math.floor(tonumber(s) / 128))
+    local block = math.floor(tonumber(s) / 128)
     redis.call('ZADD', block_prefix .. block .. '|' .. thread, s, s)
-    redis.call('ZADD', blocks, block, block)
+    -- The latest step's block is listed already when a put of this layout wrote the head (prune keeps it).
+    if not (in_blocks and block == math.floor(tonumber(latest) / 128)) then redis.call('ZADD', blocks, block, block) end
   end
-  local old = P .. 'steps|' .. tag .. thread
-  if redis.call('EXISTS', old) == 1 then
-    -- A thread last written before layout 7: its steps move to blocks now.
-    for _, s in ipairs(redis.call('ZRANGE', old, 0, -1)) do index(s) end
-    redis.call('DEL', old)
+  if not in_blocks then
+    -- A head without b: maybe a thread last written before layout 7, whose steps move to blocks now.
+    local old = P .. 'steps|' .. tag .. thread
+    if redis.call('EXISTS', old) == 1 then
+      for _, s in ipairs(redis.call('ZRANGE', old, 0, -1)) do index(s) end
+      redis.call('DEL', old)
+    end
   end
   index(step)
   if not latest or tonumber(step) >= tonumber(latest) then
     local status = ARGV[i + 4]
-    redis.call('HSET', head_key, 'step', step, 'status', status, 'i', summary)
+    redis.call('HSET', head_key, 'step', step, 'status', status, 'i', summary, 'b', '1')
     if listed then
       local was = thread .. '\\0' .. listed
       redis.call('ZREM', KEYS[1], was)

@@ -2,7 +2,8 @@ import type { Cluster, Redis } from 'ioredis';
 import type { KeyLayout } from '../../src/keys.js';
 
 /**
- * Rewrites what layout 7 stored for `thread` as layout 6 stored it: the steps of its blocks in one sorted set.
+ * Rewrites what layout 7 stored for `thread` as layout 6 stored it: the steps of its blocks in one sorted set,
+ * and a head without `b`.
  */
 export async function rewindToLayout6(
   admin: Redis | Cluster,
@@ -15,6 +16,7 @@ export async function rewindToLayout6(
     await admin.del(key);
   }
   await admin.del(keys.stepBlocks(thread));
+  await admin.hdel(keys.head(thread), 'b');
 }
 
 /**
