@@ -4,10 +4,11 @@ import { dropSchema, uniqueSchema } from '@flow/test-db';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { BenchContext } from '../context.js';
+import { CommitFloorSaver } from './commit-floor.js';
 import { newCounters } from './counters.js';
 import { flowSubject } from './flow-subject.js';
 import { langgraphSubject } from './langgraph-subject.js';
-import { countedPool, schemaBytes } from './postgres-admin.js';
+import { adminQuery, countedPool, ident, schemaBytes } from './postgres-admin.js';
 import { rawPostgres } from './postgres-raw.js';
 import type { BackendSuite, OpenedStore } from './types.js';
 
@@ -49,6 +50,27 @@ async function openLangGraph(ctx: BenchContext, url: string): Promise<OpenedStor
   return { store, counters, storedBytes: () => schemaBytes(url, schema), close };
 }
 
+/** W8's commit floor on a fresh schema: one single-row INSERT (its own transaction) per put, on a counted pool. */
+async function openCommitFloor(ctx: BenchContext, url: string): Promise<OpenedStore<BaseCheckpointSaver>> {
+  const schema = uniqueSchema();
+  const counters = newCounters();
+  const pool = countedPool(url, ctx.options.sizes['pg-pool'], counters);
+  const close = ctx.track(async () => {
+    await pool.end();
+    await dropSchema(url, schema);
+  });
+  await adminQuery(url, `CREATE SCHEMA ${ident(schema)}`);
+  await adminQuery(
+    url,
+    `CREATE TABLE ${ident(schema)}.checkpoints (thread text NOT NULL, id text NOT NULL, data jsonb NOT NULL, PRIMARY KEY (thread, id))`,
+  );
+  const text = `INSERT INTO ${ident(schema)}.checkpoints (thread, id, data) VALUES ($1, $2, $3)`;
+  const store = new CommitFloorSaver(async (thread, id, data) => {
+    await pool.query({ name: `commit_floor_${schema}`, text, values: [thread, id, data] });
+  });
+  return { store, counters, storedBytes: () => schemaBytes(url, schema), close };
+}
+
 /** The Postgres comparison: the bare driver, `PostgresCheckpointer`, and LangGraph's `PostgresSaver`. */
 export async function postgresSuite(
   ctx: BenchContext,
@@ -67,6 +89,7 @@ export async function postgresSuite(
     flowStoreWith: (serializer) => () => openFlow(ctx, url, serializer),
     flowStoreWhole: () => openFlow(ctx, url, undefined, 'whole'),
     langgraphStore: () => openLangGraph(ctx, url),
+    commitFloor: () => openCommitFloor(ctx, url),
     notes: [
       `postgres: every side gets its own pg.Pool of ${ctx.options.sizes['pg-pool']} connections and its own schema; ` +
         'statements are counted by wrapping each pooled client’s query().',

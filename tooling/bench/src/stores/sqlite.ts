@@ -4,6 +4,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import type { BenchContext } from '../context.js';
+import { CommitFloorSaver } from './commit-floor.js';
 import { flowSubject } from './flow-subject.js';
 import { langgraphSubject } from './langgraph-subject.js';
 import { removeSqliteFiles, sqliteBytes, synchronousName } from './sqlite-files.js';
@@ -55,6 +56,29 @@ async function openLangGraph(
   };
 }
 
+/** W8's commit floor on a fresh temp file: WAL, synchronous=FULL, one autocommitted INSERT per put. */
+async function openCommitFloor(ctx: BenchContext): Promise<OpenedStore<BaseCheckpointSaver>> {
+  const path = ctx.tempPath('commit-floor');
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(
+    'CREATE TABLE checkpoints (thread TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (thread, id))',
+  );
+  const insert = db.prepare('INSERT INTO checkpoints (thread, id, data) VALUES (?, ?, ?)');
+  return {
+    store: new CommitFloorSaver(async (thread, id, text) => {
+      insert.run(thread, id, text);
+    }),
+    counters: undefined,
+    storedBytes: async () => sqliteBytes(path),
+    close: ctx.track(async () => {
+      db.close();
+      removeSqliteFiles(path);
+    }),
+  };
+}
+
 /** The SQLite comparison: the bare driver, `SqliteCheckpointer`, and LangGraph's `SqliteSaver`. */
 export async function sqliteSuite(
   ctx: BenchContext,
@@ -78,6 +102,7 @@ export async function sqliteSuite(
       { setting: "synchronous: 'normal'", open: () => openFlow(ctx, { synchronous: 'normal' }) },
     ],
     langgraphStore: () => openLangGraph(ctx),
+    commitFloor: () => openCommitFloor(ctx),
     notes: [
       'sqlite: synchronous=FULL on every side: the raw floor, @flow (its default: a resolved put survives power ' +
         `loss) and LangGraph's SqliteSaver, which sets none itself (its connection would run with ${lgSync}).`,

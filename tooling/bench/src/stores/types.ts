@@ -68,6 +68,8 @@ export interface BackendSuite<FlowStore = unknown, LangGraphStore = unknown> {
   flowStoreWith?: (serializer: Serializer) => StoreOpener<FlowStore>;
   /** LangGraph's saver on this backend, when one runs here. */
   langgraphStore: StoreOpener<LangGraphStore> | undefined;
+  /** W8's commit floor on this backend (`CommitFloorSaver`: MemorySaver plus one commit per put), where timed. */
+  commitFloor?: StoreOpener<LangGraphStore>;
   /** Printed under the tables: why a side is missing, what settings were used. */
   notes: string[];
 }

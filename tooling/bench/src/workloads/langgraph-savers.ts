@@ -54,8 +54,11 @@ export interface Case extends TimedCase {
   durability: Durability | undefined;
   /** Whether this is a `FlowSaver` case: the others compare against it. */
   flowSaver: boolean;
-  /** A floor: LangGraph's engine with `MemorySaver` (`'memory'`) or with no checkpointer (`'none'`). */
-  floor?: 'memory' | 'none';
+  /**
+   * A floor: LangGraph's engine with `MemorySaver` (`'memory'`), with no checkpointer (`'none'`), or with
+   * `CommitFloorSaver` (`'commit'`: MemorySaver plus one commit of this database per put).
+   */
+  floor?: 'memory' | 'none' | 'commit';
 }
 
 export type Timed = CaseTiming<Case>;
@@ -63,7 +66,8 @@ export type Timed = CaseTiming<Case>;
 /**
  * Rows with each LangGraph saver's time over FlowSaver's of the same backend and durability, and what each
  * saver adds per super-step above the `MemorySaver` floor of that durability (the engine's own cost, timed in
- * the same turns), with the LangGraph saver's addition over FlowSaver's.
+ * the same turns), with the LangGraph saver's addition over FlowSaver's; and the LangGraph saver's time over
+ * the commit floor's: the ratio a saver that costs nothing but its one commit per super-step would reach.
  */
 export function rowsOf(timed: readonly Timed[]): Row[] {
   const find = (backend: string, durability: Durability | undefined, pick: (c: Case) => boolean) =>
@@ -71,9 +75,14 @@ export function rowsOf(timed: readonly Timed[]): Row[] {
   return timed.map(({ c, us, cpu, stmts }) => {
     const base = find(c.backend, c.durability, (x) => x.flowSaver);
     const floor = find(c.backend, c.durability, (x) => x.floor === 'memory');
+    const commitFloor = find(c.backend, c.durability, (x) => x.floor === 'commit');
     const saver = c.floor === undefined && c.side === 'langgraph';
     const ratio = saver && !c.flowSaver && base !== undefined ? us / base.us : undefined;
-    const above = saver && floor !== undefined ? us - floor.us : undefined;
+    const best = saver && !c.flowSaver && commitFloor !== undefined ? us / commitFloor.us : undefined;
+    const above =
+      (saver || c.floor === 'commit') && floor !== undefined && c.side === 'langgraph'
+        ? us - floor.us
+        : undefined;
     const baseAbove = base !== undefined && floor !== undefined ? base.us - floor.us : undefined;
     const aboveRatio =
       ratio !== undefined && above !== undefined && baseAbove !== undefined && baseAbove > 0
@@ -83,14 +92,26 @@ export function rowsOf(timed: readonly Timed[]): Row[] {
       backend: c.backend,
       side: c.side,
       label: c.label,
-      values: { us, cpu, stmts, ratio, above, aboveRatio },
+      values: { us, cpu, stmts, ratio, above, aboveRatio, best },
     };
   });
 }
 
-/** The floors of one backend's loop: the same graph on `MemorySaver` and on no checkpointer, one durability. */
-function floorCases(steps: number, backend: string, durability: Durability): Case[] {
-  const floor = (kind: 'memory' | 'none', label: string, saver: BaseCheckpointSaver | undefined): Case => ({
+/**
+ * The floors of one backend's loop: the same graph on `MemorySaver`, on no checkpointer, and (where the suite
+ * has one) on the commit floor, one durability.
+ */
+function floorCases(
+  steps: number,
+  backend: string,
+  durability: Durability,
+  commit: OpenedStore<BaseCheckpointSaver> | undefined,
+): Case[] {
+  const floor = (
+    kind: 'memory' | 'none' | 'commit',
+    label: string,
+    saver: BaseCheckpointSaver | undefined,
+  ): Case => ({
     backend,
     side: 'langgraph',
     label: `${label} (durability ${durability}, floor)`,
@@ -98,11 +119,14 @@ function floorCases(steps: number, backend: string, durability: Durability): Cas
     flowSaver: false,
     floor: kind,
     run: langgraphLoop(steps, saver, durability),
-    counters: undefined,
+    counters: kind === 'commit' ? commit?.counters : undefined,
   });
   return [
     floor('memory', 'StateGraph + MemorySaver', new MemorySaver()),
     floor('none', 'StateGraph, no checkpointer', undefined),
+    ...(commit === undefined
+      ? []
+      : [floor('commit', 'StateGraph + MemorySaver + one commit per put', commit.store)]),
   ];
 }
 
@@ -129,6 +153,7 @@ export async function langgraphSavers(
     ...columns,
     { key: 'above', header: 'µs/step above MemorySaver' },
     { key: 'aboveRatio', header: 'added: LangGraph saver/FlowSaver', digits: 2 },
+    { key: 'best', header: 'LangGraph saver/commit floor', digits: 3 },
   ];
   const loop = section({
     id: 'w8-loop',
@@ -148,6 +173,10 @@ export async function langgraphSavers(
       'Floor rows: LangGraph’s engine with MemorySaver, and with no checkpointer, timed in the same turns. ' +
         '“Above MemorySaver” is a saver row’s µs/step minus the MemorySaver row’s of the same durability: what the ' +
         'saver adds to the engine; the column after it divides the LangGraph saver’s addition by FlowSaver’s.',
+      'Commit floor: MemorySaver plus one single-row INSERT in a transaction of its own per put (tooling/bench/src/' +
+        'stores/commit-floor.ts), the least a saver that makes each checkpoint durable before its put resolves can ' +
+        'do per super-step, since LangGraph chains each put after the one before. The last column is the LangGraph ' +
+        'saver’s µs/step over it: the ratio FlowSaver would reach if it cost nothing but that commit.',
       'With durability async, LangGraph’s engine runs a graph of trivial async nodes to the end in promise jobs, ' +
         'without a turn of the event loop, so no saver’s I/O overlaps a super-step: the puts (each chained after the ' +
         'one before) run one after another once the engine is done.',
@@ -178,6 +207,11 @@ export async function langgraphSavers(
         open.push(o);
         return o;
       };
+      const commitFloor = async () => {
+        const o = (await suite.commitFloor?.()) as OpenedStore<BaseCheckpointSaver> | undefined;
+        if (o) open.push(o);
+        return o;
+      };
       const lgStore = async () => {
         const o = (await suite.langgraphStore?.()) as OpenedStore<BaseCheckpointSaver> | undefined;
         if (o) open.push(o);
@@ -187,7 +221,7 @@ export async function langgraphSavers(
         const cases: Case[] = [];
         const fanCases: Case[] = [];
         for (const durability of ['async', 'sync'] as const) {
-          cases.push(...floorCases(steps, suite.id, durability));
+          cases.push(...floorCases(steps, suite.id, durability, await commitFloor()));
           const own = await lgStore();
           if (own) {
             cases.push({
