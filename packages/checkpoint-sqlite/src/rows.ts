@@ -24,32 +24,6 @@ export type CheckpointRow = [
   refs: string | null,
 ];
 
-/** A first read of `flow_checkpoints`: the columns of `PLAIN_COLUMNS` (statements.ts), in order. */
-export type PlainRow = [
-  step: number,
-  revision: number,
-  ts: string,
-  next: string,
-  state: string,
-  /** `null` stands for `'{}'`. */
-  meta: string | null,
-  extra: Extra,
-];
-
-/** What a first read says of the columns it leaves out, last in a `PlainRow`. */
-export const Extra = {
-  /** Their defaults: not interrupted, no interrupt node or payload, no error, the whole state. */
-  none: 0,
-  /** An interrupt, its payload or an error, with the whole state: the row is read again in full. */
-  some: 1,
-  /** Chunk refs (maybe more): the row is read again in full, with its chunks, in one snapshot. */
-  refs: 2,
-} as const;
-export type Extra = (typeof Extra)[keyof typeof Extra];
-
-/** Index of `extra` in a `PlainRow`. */
-export const EXTRA = 6;
-
 /** A `flow_chunks` row as `chunksOf` selects it. */
 export type ChunkRow = [id: string, data: string];
 
@@ -165,45 +139,9 @@ export function rowToRecord(
     }
     return record;
   } catch (error) {
-    throw corruptRow(thread, step, locate, error);
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new CorruptCheckpointError(locate(thread, step), detail, { cause: error, backend: 'sqlite' });
   }
-}
-
-/** Turns a first read whose other columns hold their defaults (`Extra.none`) into a record, as `rowToRecord`. */
-export function plainRowToRecord(
-  thread: string,
-  row: PlainRow,
-  locate: (thread: string, step: number) => string,
-): CheckpointRecord {
-  const [step, revision, ts, next, state, meta] = row;
-  try {
-    if (typeof state !== 'string') throw new Error('state is not text');
-    return {
-      thread,
-      step,
-      state,
-      next: parseNext(next),
-      interrupted: false,
-      interruptNode: null,
-      interruptPayload: 'null',
-      ts,
-      revision,
-      error: null,
-      meta: meta ?? '{}',
-    };
-  } catch (error) {
-    throw corruptRow(thread, step, locate, error);
-  }
-}
-
-function corruptRow(
-  thread: string,
-  step: number,
-  locate: (thread: string, step: number) => string,
-  error: unknown,
-): CorruptCheckpointError {
-  const detail = error instanceof Error ? error.message : String(error);
-  return new CorruptCheckpointError(locate(thread, step), detail, { cause: error, backend: 'sqlite' });
 }
 
 /** Turns a summary row into a `ThreadInfo`. */

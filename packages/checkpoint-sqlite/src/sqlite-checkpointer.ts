@@ -27,11 +27,7 @@ import { openPrivateFile } from './private-file.js';
 import {
   type CheckpointRow,
   type ChunkRow,
-  EXTRA,
-  Extra,
   hasRefs,
-  type PlainRow,
-  plainRowToRecord,
   rowToRecord,
   rowToThreadInfo,
   type ThreadRow,
@@ -301,18 +297,10 @@ export class SqliteCheckpointer extends BaseCheckpointer {
   protected readRecord(thread: string, step: number | undefined): CheckpointRecord | undefined {
     this.#group!.flush();
     const s = this.#statements!;
-    const first = (step === undefined ? s.latest.get(thread) : s.at.get(thread, step)) as
-      | PlainRow
-      | undefined;
-    if (first === undefined || first[EXTRA] === Extra.none) {
-      return first && plainRowToRecord(thread, first, this.#locate);
-    }
     const read = () =>
-      (step === undefined ? s.latestRow.get(thread) : s.atRow.get(thread, step)) as CheckpointRow | undefined;
-    if (first[EXTRA] === Extra.some) {
-      const row = read();
-      if (row === undefined || row[REFS] === null) return row && rowToRecord(thread, row, this.#locate);
-    }
+      (step === undefined ? s.latest.get(thread) : s.at.get(thread, step)) as CheckpointRow | undefined;
+    const row = read();
+    if (row === undefined || row[REFS] === null) return row && rowToRecord(thread, row, this.#locate);
     // A record with refs is read again with its chunks in one snapshot, so a thread deleted by another
     // process in between never pairs a record with missing chunks; a whole-state read pays no transaction.
     return this.#snapshot!(() => {
@@ -328,17 +316,11 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     this.#group!.flush();
     const s = this.#statements!;
     const bounds = [thread, opts.beforeStep ?? MAX_STEP + 1, opts.limit ?? -1] as const;
-    const first = s.list.all(...bounds) as PlainRow[];
-    if (first.every((row) => row[EXTRA] === Extra.none)) {
-      return first.map((row) => plainRowToRecord(thread, row, this.#locate));
-    }
-    // As in readRecord: the rows are read again in full; records with refs, with their chunks, in one snapshot.
-    const read = () => s.listRows.all(...bounds) as CheckpointRow[];
+    const read = () => s.list.all(...bounds) as CheckpointRow[];
+    const rows = read();
     const linear = (r: CheckpointRow[]) => r.some((row) => row[REFS] !== null);
-    if (!first.some((row) => row[EXTRA] === Extra.refs)) {
-      const rows = read();
-      if (!linear(rows)) return rows.map((row) => rowToRecord(thread, row, this.#locate));
-    }
+    if (!linear(rows)) return rows.map((row) => rowToRecord(thread, row, this.#locate));
+    // As in readRecord: records with refs are read again, with their chunks, in one read transaction.
     return this.#snapshot!(() => {
       const again = read();
       // Every record gets the chunks of the whole list: one query, each chunk read once.

@@ -5,14 +5,6 @@ import type { SqliteDatabase, SqliteStatement } from './driver.js';
 // `nullif`: the usual payload, JSON `null`, comes back as SQL NULL, which costs the driver no string.
 const READ_COLUMNS =
   "step, revision, ts, next, interrupted, interrupt_node, nullif(interrupt_payload, 'null'), state, error, nullif(meta, '{}'), refs";
-/**
- * What a first read selects, in the order of `PlainRow` (rows.ts): the columns every checkpoint sets, and one
- * answering whether the rest hold more than their defaults (`Extra` in rows.ts: chunks, or an interrupt, its
- * payload or an error), in which case the row is read again with `READ_COLUMNS`. Most rows are plain, and every column
- * costs the driver a value: 7 instead of 11 cut a tenth of the statement's CPU for a 2 KB checkpoint.
- */
-const PLAIN_COLUMNS = `step, revision, ts, next, state, nullif(meta, '{}'), iif(refs IS NOT NULL, 2,
-  interrupted <> 0 OR interrupt_node IS NOT NULL OR interrupt_payload IS NOT 'null' OR error IS NOT NULL)`;
 // Writes bind by position too, in the order of `WriteValues` (rows.ts).
 const COLUMNS =
   'thread, step, ts, ts_ms, next, interrupted, interrupt_node, interrupt_payload, state, error, meta, refs';
@@ -64,19 +56,12 @@ export const SQL = {
   revision: 'SELECT revision FROM flow_checkpoints WHERE thread = ? AND step = ?',
   // Reads bind by position and return arrays (`READS`): for a 2 KB checkpoint that is a quarter of the
   // time of named parameters and row objects, and reads are what the raw driver is measured against.
-  // The first read of a get or list selects PLAIN_COLUMNS; the `*Row` statements read every column again.
   /** (thread) */
-  latest: `SELECT ${PLAIN_COLUMNS} FROM flow_checkpoints WHERE thread = ? ORDER BY step DESC LIMIT 1`,
+  latest: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? ORDER BY step DESC LIMIT 1`,
   /** (thread, step) */
-  at: `SELECT ${PLAIN_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step = ?`,
+  at: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step = ?`,
   /** (thread, beforeStep, limit) */
-  list: `SELECT ${PLAIN_COLUMNS} ${LISTED}`,
-  /** (thread) */
-  latestRow: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? ORDER BY step DESC LIMIT 1`,
-  /** (thread, step) */
-  atRow: `SELECT ${READ_COLUMNS} FROM flow_checkpoints WHERE thread = ? AND step = ?`,
-  /** (thread, beforeStep, limit) */
-  listRows: `SELECT ${READ_COLUMNS} ${LISTED}`,
+  list: `SELECT ${READ_COLUMNS} ${LISTED}`,
   /**
    * (thread, refs as JSON text): the chunks one record references. Refs that are not JSON (a damaged row)
    * reference none here, so the read reaches the row check, which reports the row as corrupt.
@@ -131,18 +116,7 @@ type Prepared<T> = { [K in keyof T]: T[K] extends string ? SqliteStatement : Pre
 export type Statements = Prepared<typeof SQL>;
 
 /** The statements whose rows come back as arrays (`raw`), in the order they select. */
-const READS = new Set([
-  'latest',
-  'at',
-  'list',
-  'latestRow',
-  'atRow',
-  'listRows',
-  'threads',
-  'chunksOf',
-  'chunksOfList',
-  'missingChunk',
-]);
+const READS = new Set(['latest', 'at', 'list', 'threads', 'chunksOf', 'chunksOfList', 'missingChunk']);
 /** The statements that answer one value (`pluck`): the stored revision. */
 const REVISIONS = new Set(['upsert', 'revision']);
 
