@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { quoteIdent } from '../src/quote.js';
 import { earlierReleaseStore } from './support/earlier-release.js';
-import { dropSchema, freshSchemas, newPool, uniqueSchema, url } from './support/stores.js';
+import { linearSource, linearStates, log } from './support/linear-source.js';
+import { dropSchema, freshSchemas, newPool, url } from './support/stores.js';
 
 const freshSchema = freshSchemas();
 const admin = newPool(1);
@@ -12,23 +13,12 @@ afterAll(() => admin.end());
 const COLUMNS =
   'thread, step, revision, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta';
 
-/** A growing log of ~50-byte entries: over 2 KB from the first step, so every step after it is linear. */
-const log = (n: number) => Array.from({ length: n }, (_, i) => ({ i, text: `entry ${i} `.repeat(5) }));
-
 describe('migration 6 on a store of version 5', () => {
   it('turns each text[] of refs into the same ids as one text: linear states read back exactly, and the thread goes on', async () => {
     // Linear records exactly as core writes them, stored in a v5 layout (refs as text[], the skeleton as JSONB
     // in state) by copying them from a store of this release: v5 stored the same records in those columns.
-    const source = uniqueSchema();
-    const writer = new PostgresCheckpointer(url, { schema: source });
-    const states = [60, 61, 62, 90].map((n) => ({ log: log(n) }));
-    try {
-      for (const [step, state] of states.entries()) {
-        await writer.put(new Checkpoint({ thread: 't', step, state, next: ['work'] }));
-      }
-    } finally {
-      await writer.close();
-    }
+    const states = linearStates();
+    const source = await linearSource(states);
     const schema = freshSchema();
     const s = quoteIdent(schema);
     const src = quoteIdent(source);

@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { quoteIdent } from '../src/quote.js';
 import { earlierReleaseStore } from './support/earlier-release.js';
-import { dropSchema, freshSchemas, newPool, uniqueSchema, url } from './support/stores.js';
+import { linearSource, linearStates, log } from './support/linear-source.js';
+import { dropSchema, freshSchemas, newPool, url } from './support/stores.js';
 
 const freshSchema = freshSchemas();
 const admin = newPool(1);
@@ -12,23 +13,12 @@ afterAll(() => admin.end());
 const COLUMNS =
   'thread, step, revision, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta, refs';
 
-/** A growing log of ~50-byte entries: over 2 KB from the first step, so every step after it is linear. */
-const log = (n: number) => Array.from({ length: n }, (_, i) => ({ i, text: `entry ${i} `.repeat(5) }));
-
 describe('migration 7 on a store of version 6', () => {
   it('keeps earlier linear rows with their skeleton as JSONB in state; they read back exactly beside new rows', async () => {
     // Linear records exactly as core writes them, in the v6 layout (the skeleton as JSONB in state), copied
     // from a store of this release.
-    const source = uniqueSchema();
-    const writer = new PostgresCheckpointer(url, { schema: source });
-    const states = [60, 61, 62, 90].map((n) => ({ log: log(n) }));
-    try {
-      for (const [step, state] of states.entries()) {
-        await writer.put(new Checkpoint({ thread: 't', step, state, next: ['work'] }));
-      }
-    } finally {
-      await writer.close();
-    }
+    const states = linearStates();
+    const source = await linearSource(states);
     const schema = freshSchema();
     const s = quoteIdent(schema);
     const src = quoteIdent(source);
