@@ -11,6 +11,7 @@ import type { BackendSuite, OpenedStore, StoreOpener } from '../stores/types.js'
 import { expectMessages } from './check.js';
 import { flowLoop } from './engine-graphs.js';
 import { withSubjects } from './open-subjects.js';
+import { warmUpPuts } from './warm-up.js';
 
 /**
  * Gets per second at the median get. A SQLite get takes tens of µs, so on a shared machine one call that loses
@@ -102,7 +103,7 @@ export async function encryption(
         await withSubjects(factories, async (opened) => {
           const order = [0, 1, 2];
           for (const { subject } of opened) {
-            for (let step = 0; step < steps; step++) await subject.put('warm-up', step, states[step]!);
+            await warmUpPuts(subject, states, threads * steps);
             for (let k = 0; k < warmGets; k++) await subject.getLatest('warm-up');
           }
           const put = [new Samples(), new Samples(), new Samples()];

@@ -8,6 +8,7 @@ import { type Counters, since, snapshot } from '../stores/counters.js';
 import { type BackendSuite, SIDE_NAMES } from '../stores/types.js';
 import { expectMessages } from './check.js';
 import { type Opened, withSubjects } from './open-subjects.js';
+import { warmUpPuts } from './warm-up.js';
 
 const latencyColumns = (rate: string) => [
   { key: 'rate', header: rate },
@@ -109,11 +110,11 @@ export async function putsAndReads(
       withSubjects(suite.subjects, async (opened) => {
         const puts = opened.map(() => new Samples());
         const order = opened.map((_, i) => i);
-        // One untimed thread each first, then enough untimed reads of it that every side's read path is
-        // optimized code before the clock starts (a server's steady state). With a single read, the sides
-        // with more JavaScript per call were timed partly in V8's interpreter: W3 is only 250 calls a side.
+        // Untimed puts and reads on every side first, enough that each side's put and read paths are
+        // optimized code before the clock starts (a server's steady state). With a single thread and a
+        // single read, the sides with more JavaScript per call were timed partly in V8's interpreter.
         for (const { subject } of opened) {
-          for (let step = 0; step < steps; step++) await subject.put('warm-up', step, states[step]!);
+          await warmUpPuts(subject, states, threads * steps);
           for (let k = 0; k < WARM_UP_GETS; k++) await subject.getLatest('warm-up');
           for (let k = 0; k < WARM_UP_LISTS; k++) await subject.list('warm-up', limit);
         }
