@@ -215,7 +215,9 @@ export abstract class BaseCheckpointer implements Checkpointer {
       whole = encodeRecord(cp, this.serializer, this.backend);
       // A state too large for a memo is stored whole: with no memo the next put could share nothing, and the
       // walk would hold its parts' texts beside the whole text (a heap that fits a few states would not).
-      if (whole.state.length < SMALL_STATE || !this.#memos.fits(whole.state.length)) return { record: whole };
+      // An envelope's own length would send a state of under 2 KB of JSON on a walk that can only decline.
+      const size = this.serializer.wrappedLength?.(whole.state) ?? whole.state.length;
+      if (size < SMALL_STATE || !this.#memos.fits(size)) return { record: whole };
     }
     let linear: ReturnType<typeof encodeLinear>;
     try {

@@ -7,6 +7,13 @@ import { SerializationError } from './errors.js';
 export interface Serializer {
   serialize(value: unknown, context?: SerializeContext): string;
   deserialize(text: string, context?: SerializeContext): unknown;
+  /**
+   * For a serializer that wraps another's text (the encrypted one: an envelope around the inner text), at
+   * least the length of the text `text` wraps, read without unwrapping it. Core's size rules (a state under
+   * about 2 KB of JSON is stored whole) measure this instead of `text.length`, so wrapping a value does not
+   * change how it is stored. Optional: without it they measure `text.length`.
+   */
+  wrappedLength?(text: string): number;
 }
 
 /**

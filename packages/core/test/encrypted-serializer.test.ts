@@ -16,6 +16,7 @@ const k1 = randomBytes(32);
 const k2 = randomBytes(32);
 const k3 = randomBytes(32);
 const at: SerializeContext = { thread: 'order-42', step: 3, field: 'state' };
+const OPEN_TEXT = `"${ENVELOPE_PREFIX}"`;
 
 function failure(run: () => unknown): Error {
   let result: unknown;
@@ -267,6 +268,23 @@ describe('encryptedSerializer envelope formats', () => {
         'SERIALIZATION',
       ),
     ).toBe(true);
+  });
+
+  it("tells the length of an envelope's inner text without decrypting: its UTF-8 bytes, at least its length", () => {
+    const long = encryptedSerializer({ keys: { 'a-much-longer-key-id': k1 }, current: 'a-much-longer-key-id' });
+    for (const value of ['', 'x', { secret: SECRET }, 'é'.repeat(700), ['🙂', 'a'.repeat(2000)]]) {
+      const inner = jsonSerializer.serialize(value);
+      for (const s of [serializer, long]) {
+        const length = s.wrappedLength!(s.serialize(value, at));
+        expect(length).toBe(Buffer.byteLength(inner));
+        expect(length).toBeGreaterThanOrEqual(inner.length);
+      }
+    }
+    // Not a value envelope: its own length.
+    const marker = serializer.serialize(null, payloadAt);
+    expect(serializer.wrappedLength!(marker)).toBe(marker.length);
+    expect(serializer.wrappedLength!('{"plain":1}')).toBe(11);
+    expect(serializer.wrappedLength!(OPEN_TEXT)).toBe(OPEN_TEXT.length);
   });
 
   it("a null marker's tag is not an HMAC under the encryption key itself (the key is derived)", () => {
