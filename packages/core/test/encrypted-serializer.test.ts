@@ -271,7 +271,10 @@ describe('encryptedSerializer envelope formats', () => {
   });
 
   it("tells the length of an envelope's inner text without decrypting: its UTF-8 bytes, at least its length", () => {
-    const long = encryptedSerializer({ keys: { 'a-much-longer-key-id': k1 }, current: 'a-much-longer-key-id' });
+    const long = encryptedSerializer({
+      keys: { 'a-much-longer-key-id': k1 },
+      current: 'a-much-longer-key-id',
+    });
     for (const value of ['', 'x', { secret: SECRET }, 'é'.repeat(700), ['🙂', 'a'.repeat(2000)]]) {
       const inner = jsonSerializer.serialize(value);
       for (const s of [serializer, long]) {
