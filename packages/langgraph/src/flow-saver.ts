@@ -29,8 +29,8 @@ import { findStep } from './find-step.js';
 import { nextNodes } from './next-nodes.js';
 import { loadWrites, sortWrites, toFlowWrites } from './pending-writes.js';
 import { factsOf, flowTs, holds, type LangGraphFacts, type LangGraphState, stateOf } from './record.js';
-import { statusAfterWrites } from './status.js';
-import { loadValue, type StoredValue, storeValue } from './stored-value.js';
+import { changesStatus, statusAfterWrites } from './status.js';
+import { loadValue, type StoredValue, storePlain, storeValue } from './stored-value.js';
 import { type Known, type ThreadCache, ThreadCaches } from './thread-cache.js';
 import { flowThreadOf, namespacePrefixes } from './thread-key.js';
 
@@ -67,7 +67,16 @@ function configured(config: RunnableConfig, op: string): Where {
   if (typeof ns !== 'string') throw new InvalidArgumentError(`${P}${op}: checkpoint_ns must be a string`);
   const threadId = String(raw);
   const id = getCheckpointId(config) || undefined;
-  return { threadId, ns, thread: flowThreadOf(threadId, ns), id };
+  return { threadId, ns, thread: threadOf(threadId, ns), id };
+}
+
+/** The last (thread_id, namespace) → @flow thread: a graph names the same one in each call of a run. */
+let lastThread = { threadId: '', ns: '', thread: flowThreadOf('', '') };
+
+function threadOf(threadId: string, ns: string): string {
+  if (lastThread.threadId !== threadId || lastThread.ns !== ns)
+    lastThread = { threadId, ns, thread: flowThreadOf(threadId, ns) };
+  return lastThread.thread;
 }
 
 function knownOf(cp: FlowCheckpoint, facts: LangGraphFacts): Known {
@@ -264,6 +273,11 @@ export class FlowSaver extends BaseCheckpointSaver {
     return found;
   }
 
+  /** Checkpoint `id` when this process knows it and no put of it is under way, without a promise. */
+  #knownNow(cache: ThreadCache, id: string): Known | undefined {
+    return cache.pending.has(id) ? undefined : cache.known.get(id);
+  }
+
   /**
    * Where checkpoint `id` is and what a child inherits from it: cached, awaited from a put under way, or read.
    * `waitForPuts`: first let this thread's puts under way settle (see below).
@@ -296,15 +310,28 @@ export class FlowSaver extends BaseCheckpointSaver {
     newVersions: ChannelVersions,
   ): Promise<Known> {
     const values: Record<string, StoredValue> = {};
-    const own = Object.keys(newVersions).filter((ch) => ch in checkpoint.channel_values);
-    const stored = await Promise.all(
-      own.map((ch) => storeValue(this.serde, (checkpoint.channel_values as Record<string, unknown>)[ch])),
-    );
-    own.forEach((ch, i) => {
-      values[ch] = stored[i] as StoredValue;
-    });
-    const storedMetadata = await storeValue(this.serde, metadata);
-    const parent = where.id === undefined ? undefined : await this.#known(where, cache, where.id, false);
+    const channelValues = checkpoint.channel_values as Record<string, unknown>;
+    // Plain JSON values are written without a promise each (see `storePlain`); the serde's in parallel.
+    let viaSerde: Promise<void>[] | undefined;
+    for (const ch of Object.keys(newVersions)) {
+      if (!(ch in channelValues)) continue;
+      const plain = storePlain(this.serde, channelValues[ch]);
+      if (plain !== undefined) values[ch] = plain;
+      else {
+        values[ch] = undefined as unknown as StoredValue; // keeps the channel's place in the record
+        (viaSerde ??= []).push(
+          storeValue(this.serde, channelValues[ch]).then((v) => {
+            values[ch] = v;
+          }),
+        );
+      }
+    }
+    if (viaSerde !== undefined) await Promise.all(viaSerde);
+    const storedMetadata = storePlain(this.serde, metadata) ?? (await storeValue(this.serde, metadata));
+    const parent =
+      where.id === undefined
+        ? undefined
+        : (this.#knownNow(cache, where.id) ?? (await this.#known(where, cache, where.id, false)));
     if (parent !== undefined) {
       // Channels the checkpoint did not change (not in newVersions) keep their value from the parent.
       for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
@@ -400,15 +427,16 @@ export class FlowSaver extends BaseCheckpointSaver {
     taskId: string,
     taskPath: string,
   ): Promise<void> {
-    const flowWrites = await toFlowWrites(this.serde, writes, taskId, taskPath);
-    const target = await this.#known(where, cache, id, true);
+    const converted = toFlowWrites(this.serde, writes, taskId, taskPath);
+    const flowWrites = Array.isArray(converted) ? converted : await converted;
+    const target = this.#knownNow(cache, id) ?? (await this.#known(where, cache, id, true));
     if (target === undefined) {
       throw new InvalidArgumentError(
         `${P}putWrites: thread ${JSON.stringify(where.threadId)} namespace ${JSON.stringify(where.ns)} has no checkpoint ${JSON.stringify(id)}`,
       );
     }
     await cache.writes.add(target.step, flowWrites);
-    await statusAfterWrites(this.checkpointer, where.thread, target.step, writes);
+    if (changesStatus(writes)) await statusAfterWrites(this.checkpointer, where.thread, target.step, writes);
   }
 
   /** Stores a checkpoint, with the thread's held task writes sent in the same tick (see `WriteBatch`). */

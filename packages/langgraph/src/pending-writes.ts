@@ -8,7 +8,7 @@ import {
   WRITES_IDX_MAP,
   writesSortKey,
 } from '@langchain/langgraph-checkpoint';
-import { loadValue, type StoredValue, storeValue } from './stored-value.js';
+import { loadValue, type StoredValue, storePlain, storeValue } from './stored-value.js';
 
 /** A LangGraph write as stored in a @flow per-step write: channel, task path and the serde's output. */
 export type StoredWrite = { c: string; p: string } & StoredValue;
@@ -31,19 +31,28 @@ function laterKey(): string {
  * resume value, a schedule: a negative index from `WRITES_IDX_MAP`) replaces the one before, as in LangGraph's
  * savers: each gets a fresh key `<index>~<later key>`, and reads keep the latest per (task, index).
  */
-export async function toFlowWrites(
+export function toFlowWrites(
   serde: SerializerProtocol,
   writes: readonly PendingWrite[],
   taskId: string,
   taskPath: string,
-): Promise<FlowWrite[]> {
-  return Promise.all(
-    writes.map(async ([channel, value], i) => {
-      const idx = WRITES_IDX_MAP[channel] ?? i;
-      const stored: StoredWrite = { c: channel, p: taskPath, ...(await storeValue(serde, value)) };
-      return { node: taskId, key: idx >= 0 ? String(idx) : `${idx}~${laterKey()}`, value: stored };
-    }),
-  );
+): FlowWrite[] | Promise<FlowWrite[]> {
+  const flowWrite = (channel: string, i: number, value: StoredValue): FlowWrite => {
+    const idx = WRITES_IDX_MAP[channel] ?? i;
+    const stored: StoredWrite = { c: channel, p: taskPath, ...value };
+    return { node: taskId, key: idx >= 0 ? String(idx) : `${idx}~${laterKey()}`, value: stored };
+  };
+  const out: FlowWrite[] = [];
+  for (let i = 0; i < writes.length; i++) {
+    const [channel, value] = writes[i] as PendingWrite;
+    const plain = storePlain(serde, value);
+    if (plain === undefined) {
+      // A value only the serde can write: all of them through it, without a promise per write otherwise.
+      return Promise.all(writes.map(async ([c, v], j) => flowWrite(c, j, await storeValue(serde, v))));
+    }
+    out.push(flowWrite(channel, i, plain));
+  }
+  return out;
 }
 
 /** One stored write, decoded enough to sort and filter. */

@@ -52,6 +52,11 @@ export function waitingInterrupts(stored: readonly FlowWrite[], next: readonly s
     });
 }
 
+/** Whether `writes` hold an interrupt or an error, the writes that change a step's status for @flow. */
+export function changesStatus(writes: readonly PendingWrite[]): boolean {
+  return writes.some(([channel]) => channel === INTERRUPT || channel === ERROR);
+}
+
 /**
  * After an interrupt or an error was written for a checkpoint, its @flow record says so, for `flow threads`
  * and the server: `interrupted` with the interrupts as the payload while LangGraph waits for an answer, the
@@ -64,7 +69,7 @@ export async function statusAfterWrites(
   step: number,
   writes: readonly PendingWrite[],
 ): Promise<void> {
-  if (!writes.some(([channel]) => channel === INTERRUPT || channel === ERROR)) return;
+  if (!changesStatus(writes)) return;
   for (let i = 0; i < TRIES; i++) {
     const [cp, stored] = await Promise.all([
       checkpointer.get(thread, step),

@@ -17,8 +17,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * small plain objects.
  */
 export async function storeValue(serde: SerializerProtocol, value: unknown): Promise<StoredValue> {
-  if (Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && isPlainJson(value))
-    return { t: 'json', s: JSON.stringify(value) };
+  const plain = storePlain(serde, value);
+  if (plain !== undefined) return plain;
   const [type, data] = await serde.dumpsTyped(value);
   if (type === 'json') {
     try {
@@ -28,6 +28,16 @@ export async function storeValue(serde: SerializerProtocol, value: unknown): Pro
     }
   }
   return { t: type, b: typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data) };
+}
+
+/**
+ * `storeValue` without a promise, for the values it writes with `JSON.stringify`; undefined for the rest. A put
+ * stores a few small values, and each promise costs a hook call once LangGraph has turned AsyncLocalStorage on.
+ */
+export function storePlain(serde: SerializerProtocol, value: unknown): StoredValue | undefined {
+  return Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && isPlainJson(value)
+    ? { t: 'json', s: JSON.stringify(value) }
+    : undefined;
 }
 
 /** Rebuilds a stored value with `serde`. */

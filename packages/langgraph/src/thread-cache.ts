@@ -95,12 +95,16 @@ export class ThreadCache {
 /** Thread caches, the least recently used dropped past `size`. */
 export class ThreadCaches {
   readonly #threads = new Map<string, ThreadCache>();
+  /** The most recently used entry (the last of `#threads`). */
+  #last: { thread: string; cache: ThreadCache } | undefined;
   constructor(
     readonly checkpointer: Checkpointer,
     readonly size = 1024,
   ) {}
 
   of(thread: string): ThreadCache {
+    // A graph calls this for one thread several times per step: already the most recent, it stays in place.
+    if (this.#last !== undefined && this.#last.thread === thread) return this.#last.cache;
     let cache = this.#threads.get(thread);
     if (cache !== undefined) {
       this.#threads.delete(thread);
@@ -116,10 +120,12 @@ export class ThreadCaches {
       }
     }
     this.#threads.set(thread, cache);
+    this.#last = { thread, cache };
     return cache;
   }
 
   forget(thread: string): void {
     this.#threads.delete(thread);
+    if (this.#last?.thread === thread) this.#last = undefined;
   }
 }
