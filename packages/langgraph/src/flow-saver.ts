@@ -312,21 +312,21 @@ export class FlowSaver extends BaseCheckpointSaver {
     const values: Record<string, StoredValue> = {};
     const channelValues = checkpoint.channel_values as Record<string, unknown>;
     // Plain JSON values are written without a promise each (see `storePlain`); the serde's in parallel.
-    let viaSerde: Promise<void>[] | undefined;
+    const viaSerde: Promise<void>[] = [];
     for (const ch of Object.keys(newVersions)) {
       if (!(ch in channelValues)) continue;
       const plain = storePlain(this.serde, channelValues[ch]);
       if (plain !== undefined) values[ch] = plain;
       else {
         values[ch] = undefined as unknown as StoredValue; // keeps the channel's place in the record
-        (viaSerde ??= []).push(
+        viaSerde.push(
           storeValue(this.serde, channelValues[ch]).then((v) => {
             values[ch] = v;
           }),
         );
       }
     }
-    if (viaSerde !== undefined) await Promise.all(viaSerde);
+    if (viaSerde.length > 0) await Promise.all(viaSerde);
     const storedMetadata = storePlain(this.serde, metadata) ?? (await storeValue(this.serde, metadata));
     const parent =
       where.id === undefined
