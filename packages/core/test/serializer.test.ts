@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFlowError, jsonSerializer, SerializationError } from '../src/index.js';
+import { isFlowError, jsonSerializer, SerializationError, toJsonValue } from '../src/index.js';
 
 const roundTrip = (value: unknown) => jsonSerializer.deserialize(jsonSerializer.serialize(value));
 
@@ -65,6 +65,30 @@ describe('jsonSerializer', () => {
     const before = structuredClone(value);
     jsonSerializer.serialize(value);
     expect(value).toEqual(before);
+  });
+
+  // Plain data is handed to JSON.stringify as it is; anything beneath it that is not goes through the full walk.
+  it('hands plain data back as it is, and still tags or refuses what is nested deep in it', () => {
+    const plain = {
+      a: [1, 'x', { b: null, c: [true, 2.5] }],
+      d: Object.assign(Object.create(null), { e: 1 }),
+    };
+    expect(toJsonValue(plain)).toBe(plain);
+    expect(jsonSerializer.serialize(plain)).toBe(JSON.stringify(plain));
+    const hidden = { deep: [{ ok: 1 }] };
+    Object.defineProperty(hidden.deep[0], Symbol('k'), { value: 1, enumerable: false });
+    expect(jsonSerializer.serialize(hidden)).toBe('{"deep":[{"ok":1}]}');
+    const deep = (leaf: unknown) => ({ a: [{ b: 'x' }, { c: [1, leaf] }] });
+    for (const leaf of [undefined, -0, Number.NaN, 1n, new Date(0), new Map(), 'a\u0000', '\ud800']) {
+      expect(toJsonValue(deep(leaf)), String(leaf)).not.toBe(deep(leaf));
+      expect(roundTrip(deep(leaf))).toEqual(deep(leaf));
+    }
+    for (const key of ['$flow', 'k\u0000', 'k\udc00'])
+      expect(roundTrip(deep({ [key]: 1 }))).toEqual(deep({ [key]: 1 }));
+    expect(() => jsonSerializer.serialize(deep({ [Symbol('s')]: 1 }))).toThrow(
+      /symbol keys at state\.a\[1\]\.c\[1\]$/,
+    );
+    expect(() => jsonSerializer.serialize(deep(() => 1))).toThrow(/function at state\.a\[1\]\.c\[1\]$/);
   });
 
   it('stores shared references twice instead of calling them cycles', () => {
