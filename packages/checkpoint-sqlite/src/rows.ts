@@ -2,6 +2,7 @@ import {
   type CheckpointRecord,
   type ChunkRecord,
   CorruptCheckpointError,
+  epochMsOf,
   type ThreadInfo,
   threadInfoOf,
 } from '@flow/core';
@@ -53,14 +54,32 @@ export type WriteValues = [
   refs: string | null,
 ];
 
+/** The last frontier written, frozen, and its text: a graph's steps mostly repeat one, so it is made once. */
+let writtenNext: readonly string[] = Object.freeze([]);
+let writtenNextText = '[]';
+
+/** `JSON.stringify(next)`; the same names as the last put's reuse its text (0.15-0.2 us a put). */
+function nextText(next: readonly string[]): string {
+  if (next !== writtenNext) {
+    let same = next.length === writtenNext.length;
+    for (let i = 0; same && i < next.length; i++) same = next[i] === writtenNext[i];
+    if (!same) {
+      writtenNextText = JSON.stringify(next);
+      // Kept only frozen, so the names compared next time are the ones the text was made of.
+      writtenNext = Object.isFrozen(next) ? next : Object.freeze([...next]);
+    }
+  }
+  return writtenNextText;
+}
+
 /** The values a put binds. */
 export function writeValues(record: CheckpointRecord): WriteValues {
   return [
     record.thread,
     record.step,
     record.ts,
-    Date.parse(record.ts),
-    JSON.stringify(record.next),
+    epochMsOf(record.ts),
+    nextText(record.next),
     record.interrupted ? 1 : 0,
     record.interruptNode,
     record.interruptPayload,

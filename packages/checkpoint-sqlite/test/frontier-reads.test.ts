@@ -18,6 +18,9 @@ describe('the frontier of a read', () => {
       expect(Object.isFrozen(cp?.next)).toBe(true);
     }
     expect((await checkpointer.list('t')).map((cp) => cp.next)).toEqual(frontiers.toReversed());
+    // Puts keep the last frontier's text too (rows.ts): each row holds its own.
+    const stored = rawDb(path).prepare('SELECT next FROM flow_checkpoints ORDER BY step').pluck().all();
+    expect(stored).toEqual(frontiers.map((next) => JSON.stringify(next)));
 
     // A row edited to the text just read reads as that frontier; the last one read is not kept for others.
     rawDb(path).exec(`UPDATE flow_checkpoints SET next = '["c","b"]' WHERE thread = 't' AND step = 0`);

@@ -1,6 +1,9 @@
 /** The second `prefix` formats, in epoch ms, and `toISOString()` of it up to the milliseconds. */
 let second = Number.NaN;
 let prefix = '';
+/** The last text `isoNow` made, and its instant. */
+let lastText = '';
+let lastMs = Number.NaN;
 
 /**
  * `new Date().toISOString()`, the time every put stamps, made from the current second's text and the
@@ -15,5 +18,15 @@ export function isoNow(): string {
     // Every form of toISOString (extended years too) ends in `.sssZ`: of a whole second, `.000Z`.
     prefix = new Date(second).toISOString().slice(0, -4);
   }
-  return `${prefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+  lastText = `${prefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+  lastMs = now;
+  return lastText;
+}
+
+/**
+ * `Date.parse(ts)` of a `toISOString()` text, the epoch ms a backend stores beside a put's `ts`. The text
+ * `isoNow` made last (a put's own stamp) answers from memory: `Date.parse` cost about 0.2 us a put.
+ */
+export function epochMsOf(ts: string): number {
+  return ts === lastText ? lastMs : Date.parse(ts);
 }

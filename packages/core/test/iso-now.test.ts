@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isoNow } from '../src/iso-now.js';
+import { epochMsOf, isoNow } from '../src/iso-now.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -21,6 +21,21 @@ describe('isoNow', () => {
     for (const t of [...instants, ...instants.toReversed(), 5_000, 5_001, 5_999, 6_000, 5_999]) {
       now.mockReturnValue(t);
       expect(isoNow(), String(t)).toBe(new Date(t).toISOString());
+    }
+  });
+});
+
+describe('epochMsOf', () => {
+  it("is Date.parse of isoNow()'s last text, and of any other text", () => {
+    const now = vi.spyOn(Date, 'now');
+    for (const t of [0, 999, 1000, -1, 1_764_633_599_999, 253_402_300_800_000, -62_167_219_200_001]) {
+      now.mockReturnValue(t);
+      const text = isoNow();
+      expect(epochMsOf(text), String(t)).toBe(t);
+      // A text isoNow did not make last is parsed: an earlier stamp, another instant's, or not a date at all.
+      expect(epochMsOf(new Date(t + 1).toISOString())).toBe(t + 1);
+      expect(epochMsOf('2024-01-02T03:04:05.678Z')).toBe(Date.parse('2024-01-02T03:04:05.678Z'));
+      expect(epochMsOf('not a date')).toBeNaN();
     }
   });
 });
