@@ -119,8 +119,7 @@ function encode(value: unknown, trail: Trail | undefined): unknown {
 function encodeObject(obj: object, trail: Trail | undefined): unknown {
   if (Array.isArray(obj)) return encodeArray(obj, trail);
   const proto = Object.getPrototypeOf(obj);
-  if (proto === Object.prototype || proto === null)
-    return encodeFields(obj as Record<string, unknown>, false, trail);
+  if (proto === Object.prototype || proto === null) return encodePlain(obj as Record<string, unknown>, trail);
   if (obj instanceof Date) {
     const t = obj.getTime();
     return { [TAG]: 'date', v: Number.isNaN(t) ? null : obj.toISOString() };
@@ -172,6 +171,40 @@ function encodeArray(arr: unknown[], trail: Trail | undefined): unknown[] {
     if (out !== undefined) out.push(enc);
   }
   return out ?? arr;
+}
+
+/** Whether `Object.prototype` has an enumerable key, which `for...in` would visit on every plain object. */
+function prototypeIsPolluted(): boolean {
+  for (const _ in Object.prototype) return true;
+  return false;
+}
+
+/** Set by `toJsonValue` for its walk: `prototypeIsPolluted()`. */
+let polluted = false;
+
+/**
+ * A plain object's fields in one pass, keys read by `for...in`: no `Object.keys` array and no second loop to
+ * check the keys first (a 2 KB state's walk 1.53 -> 1.25 us). `for...in` also visits inherited enumerable keys,
+ * which a plain object has only when `Object.prototype` was given one: then, and for a key that needs the
+ * object tag (rare), `encodeFields` walks it again by its own keys.
+ */
+function encodePlain(obj: Record<string, unknown>, trail: Trail | undefined): unknown {
+  if (polluted || Object.getOwnPropertySymbols(obj).length > 0) return encodeFields(obj, false, trail);
+  let out: Record<string, unknown> | undefined;
+  for (const key in obj) {
+    if (key === TAG || key.includes('\u0000') || !key.isWellFormed()) return encodeFields(obj, false, trail);
+    const item = obj[key];
+    const enc = encode(item, trail && below(trail, `.${key}`));
+    if (out === undefined && enc !== item) {
+      out = {};
+      for (const earlier in obj) {
+        if (earlier === key) break;
+        setKey(out, earlier, obj[earlier]);
+      }
+    }
+    if (out !== undefined) setKey(out, key, enc);
+  }
+  return out ?? obj;
 }
 
 function encodeFields(obj: Record<string, unknown>, copy: boolean, trail: Trail | undefined): unknown {
@@ -246,48 +279,6 @@ function decode(value: unknown): unknown {
   }
 }
 
-/** A string JSON text carries to every store as it is (see `encodeString`). */
-function isPlainString(value: string): boolean {
-  return value.isWellFormed() && !value.includes('\u0000');
-}
-
-/**
- * Whether `encode` would hand `value` back as it is: plain JSON data, nothing to tag, nothing to refuse.
- * Nearly every state is, and this walk allocates nothing: `for...in` reads the keys without the array
- * `Object.keys` makes, and it is one pass where `encode` checks an object's keys, then walks its values.
- * It may answer false for data `encode` would keep (an inherited enumerable key on a polluted prototype,
- * which `for...in` also visits); `encode` then decides. Throws, as `encode` would, on a cycle or a throwing
- * getter.
- */
-function isPlainJson(value: unknown): boolean {
-  switch (typeof value) {
-    case 'string':
-      return isPlainString(value);
-    case 'number':
-      return Number.isFinite(value) && !Object.is(value, -0);
-    case 'boolean':
-      return true;
-    case 'object':
-      break;
-    default:
-      return false;
-  }
-  if (value === null) return true;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i])) return false;
-    return true;
-  }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  // Any symbol key sends the object to `encode`, which refuses the enumerable ones and skips the others.
-  if (Object.getOwnPropertySymbols(value).length > 0) return false;
-  const obj = value as Record<string, unknown>;
-  for (const key in obj) {
-    if (key === TAG || !isPlainString(key) || !isPlainJson(obj[key])) return false;
-  }
-  return true;
-}
-
 /**
  * Encodes a value into a JSON-compatible tree (exact round trip through `fromJsonValue`).
  * Throws `SerializationError` naming the path of a function, symbol, cycle or unsupported object, and one
@@ -295,8 +286,7 @@ function isPlainJson(value: unknown): boolean {
  */
 export function toJsonValue(value: unknown, root = 'state'): Json {
   try {
-    // Plain data is its own JSON form: checked without building anything (0.5 us of a 2 KB state's 2.2).
-    if (isPlainJson(value)) return value as Json;
+    polluted = prototypeIsPolluted();
     return encode(value, undefined) as Json;
   } catch {
     // Something is unsupported, cyclic (the quick walk recursed until the stack ran out) or too deep.

@@ -85,10 +85,27 @@ describe('jsonSerializer', () => {
     }
     for (const key of ['$flow', 'k\u0000', 'k\udc00'])
       expect(roundTrip(deep({ [key]: 1 }))).toEqual(deep({ [key]: 1 }));
+    // A field that changes, or a key that needs the tag, after fields that did not: every field is kept.
+    const mixed = { x: 1, y: ['a'], z: undefined, w: 2, $flow: 3, v: 4 };
+    expect(roundTrip(mixed)).toEqual(mixed);
+    expect(roundTrip({ x: 1, y: ['a'], z: undefined, w: 2 })).toEqual({ x: 1, y: ['a'], z: undefined, w: 2 });
     expect(() => jsonSerializer.serialize(deep({ [Symbol('s')]: 1 }))).toThrow(
       /symbol keys at state\.a\[1\]\.c\[1\]$/,
     );
     expect(() => jsonSerializer.serialize(deep(() => 1))).toThrow(/function at state\.a\[1\]\.c\[1\]$/);
+  });
+
+  it('reads own keys only, even when Object.prototype has an enumerable one', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.injected = () => 1;
+    try {
+      expect(jsonSerializer.serialize({ a: [{ b: 1 }], c: new Date(0) })).toBe(
+        '{"a":[{"b":1}],"c":{"$flow":"date","v":"1970-01-01T00:00:00.000Z"}}',
+      );
+      expect(jsonSerializer.serialize({ a: [{ b: 1 }] })).toBe('{"a":[{"b":1}]}');
+    } finally {
+      delete proto.injected;
+    }
   });
 
   it('stores shared references twice instead of calling them cycles', () => {
