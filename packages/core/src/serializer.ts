@@ -246,7 +246,9 @@ function decode(value: unknown): unknown {
   const obj = value as Record<string, unknown>;
   const tag = obj[TAG];
   if (tag === undefined) {
-    for (const key in obj) obj[key] = decode(obj[key]);
+    // `for...in` would also visit a key given to `Object.prototype` and copy it onto the decoded object.
+    if (pollutedOnDecode) for (const key of Object.keys(obj)) obj[key] = decode(obj[key]);
+    else for (const key in obj) obj[key] = decode(obj[key]);
     return obj;
   }
   const v = obj.v;
@@ -306,8 +308,12 @@ export function toJsonValue(value: unknown, root = 'state'): Json {
   }
 }
 
+/** Set by `fromJsonValue` for its walk: `prototypeIsPolluted()`. */
+let pollutedOnDecode = false;
+
 /** Decodes what `toJsonValue` produced. Mutates and reuses the given tree. */
 export function fromJsonValue(json: unknown): unknown {
+  pollutedOnDecode = prototypeIsPolluted();
   return decode(json);
 }
 
@@ -329,6 +335,6 @@ export const jsonSerializer: Serializer = {
     // Fast path: no tag anywhere in the text means there is nothing to decode. The search is for `$flow`,
     // not `"$flow"`: V8 finds a pattern by its first character, and `$` is rare in JSON where `"` is not
     // (measured in tooling/bench/README.md). A `$flow` that is not a tag only costs a walk that changes nothing.
-    return text.includes(TAG) ? decode(parsed) : parsed;
+    return text.includes(TAG) ? fromJsonValue(parsed) : parsed;
   },
 };

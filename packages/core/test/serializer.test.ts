@@ -108,6 +108,21 @@ describe('jsonSerializer', () => {
     }
   });
 
+  it('decodes own keys only, even when Object.prototype has an enumerable one', () => {
+    const text = jsonSerializer.serialize({ a: [{ b: 1 }], c: new Date(0) });
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.injected = 1;
+    try {
+      const back = jsonSerializer.deserialize(text) as Record<string, unknown>;
+      // An inherited key copied onto the decoded objects would become own, and be stored by the next put.
+      expect(Object.keys(back)).toEqual(['a', 'c']);
+      expect(Object.keys((back.a as object[])[0]!)).toEqual(['b']);
+      expect((back.c as Date).getTime()).toBe(0);
+    } finally {
+      delete proto.injected;
+    }
+  });
+
   it('stores shared references twice instead of calling them cycles', () => {
     const shared = { x: 1 };
     expect(roundTrip({ a: shared, b: shared })).toEqual({ a: { x: 1 }, b: { x: 1 } });
