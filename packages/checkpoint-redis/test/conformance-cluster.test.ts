@@ -9,7 +9,7 @@ import { keyLayout } from '../src/keys.js';
 import { ClusterCheckpointer } from './fixtures/cluster-checkpointer.mjs';
 import { rewindToLayout5, rewindToLayout6 } from './support/earlier-layouts.js';
 
-/** The three primaries of the test Redis Cluster (started on 127.0.0.1:7001–7003 by @flow/test-db). */
+/** The three primaries of this run's Redis Cluster (started on free loopback ports by @flow/test-db). */
 const nodes = inject('flowTestRedisClusterNodes');
 
 const open = (prefix: string): RedisCheckpointer => new ClusterCheckpointer(nodes, { prefix });

@@ -14,10 +14,11 @@ export {
   stopContainers,
 } from './containers.js';
 export { ensureBuilt, isBuildStale } from './ensure-built.js';
-export { ensurePgBouncer, PGBOUNCER_PORT, type PgBouncer } from './pgbouncer.js';
+export { freePorts, sweepOrphans } from './own-daemon.js';
+export { type PgBouncer, startPgBouncer } from './pgbouncer.js';
 export { PROBE_TIMEOUT_MS, probePostgres, probeRedis } from './probe.js';
 export type {} from './provided-context.js';
-export { ensureRedisCluster, REDIS_CLUSTER_PORTS, type RedisClusterHandle } from './redis-cluster.js';
+export { type RedisClusterHandle, startRedisCluster } from './redis-cluster.js';
 export {
   type DatabaseSource,
   LOCAL_POSTGRES_URL,

@@ -1,19 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { freePorts, ownDir, stopDaemons, sweepOrphans } from './own-daemon.js';
 import { probePostgres } from './probe.js';
-
-/** Where the test PgBouncer listens unless `FLOW_TEST_PGBOUNCER_URL` names another. */
-export const PGBOUNCER_PORT = 7010;
 
 /** A PgBouncer in transaction-pooling mode in front of a Postgres server, and how to stop it. */
 export interface PgBouncer {
   /** URL of the same database as the server's URL, through PgBouncer. */
   url: string;
-  /** Stops PgBouncer if this call started it; leaves one that was already running alone. */
-  stop(): void;
+  /** Its config, pid file and log (removed by `stop`). */
+  dir: string;
+  /** Stops this bouncer and removes its files; no other bouncer is touched. */
+  stop(): Promise<void>;
 }
 
 function throughBouncer(serverUrl: string, port: number): string {
@@ -22,42 +21,6 @@ function throughBouncer(serverUrl: string, port: number): string {
   url.port = String(port);
   url.password = '';
   return url.toString();
-}
-
-/**
- * Which server answers at `url`: its start time, to the microsecond (a public function, so any user can ask).
- * Undefined when it cannot be asked.
- */
-async function serverIdentity(url: string): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000, query_timeout: 2000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    const { rows } = await client.query<{ started: string }>(
-      'SELECT pg_postmaster_start_time()::text AS started',
-    );
-    return rows[0]?.started;
-  } catch {
-    return undefined;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-/**
- * Stops the daemon our pid file names, if that process is still a pgbouncer (a pid may have been reused), and
- * waits up to 5 s for it to be gone.
- */
-async function stopDaemon(dir: string): Promise<void> {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim());
-    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pgbouncer')) return;
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return; // No pid file, or that process is already gone.
-  }
-  for (let i = 0; i < 50 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** The pgbouncer.ini of a transaction-pooling bouncer that forwards every database to `server`. */
@@ -86,42 +49,8 @@ function config(server: URL, port: number, dir: string): string {
   ].join('\n');
 }
 
-/**
- * Makes sure a PgBouncer in transaction-pooling mode answers on `port` in front of `serverUrl`: reuses one
- * that already answers in front of that same server (so CI may start it beforehand, and parallel runs share
- * it); replaces one of ours that fronts another server (stopped by its pid file); else starts the
- * system's `pgbouncer` as a daemon (as `nobody` when run as root, which PgBouncer refuses to be).
- *
- * @throws when `pgbouncer` is not installed or does not come up within a few seconds (the message says so)
- */
-export async function ensurePgBouncer(serverUrl: string, port = PGBOUNCER_PORT): Promise<PgBouncer> {
-  const url = throughBouncer(serverUrl, port);
-  const answers = () =>
-    probePostgres(url, 1000).then(
-      () => true,
-      () => false,
-    );
-  const dir = join(tmpdir(), `flow-pgbouncer-${port}`);
-  if (await answers()) {
-    // Reused only when it fronts this very server: one left by a run against another server (an earlier cell
-    // of the version matrix, a run that was killed) would quietly test that server instead.
-    const [ours, theirs] = await Promise.all([serverIdentity(serverUrl), serverIdentity(url)]);
-    if (ours === undefined || ours === theirs) return { url, stop: () => {} };
-    await stopDaemon(dir);
-    if (await answers()) {
-      throw new Error(
-        `the PgBouncer on port ${port} fronts another Postgres server than this run's and is not ours to stop ` +
-          '(no pid file of ours names it): stop it, or name another one with FLOW_TEST_PGBOUNCER_URL',
-      );
-    }
-  } else {
-    // One of ours that does not answer (its server is gone: an earlier matrix cell's container) holds the
-    // port and the pid file: stopped first, or the new one could not start.
-    await stopDaemon(dir);
-  }
-  mkdirSync(dir, { recursive: true });
-  // The daemon runs as another user when we are root: it must read its files and write its log here.
-  chmodSync(dir, 0o777);
+/** Starts the system's `pgbouncer` as a daemon on `port` with its files in `dir`; resolves once it answers. */
+async function startOn(serverUrl: string, port: number, dir: string): Promise<void> {
   const ini = join(dir, 'pgbouncer.ini');
   writeFileSync(ini, config(new URL(serverUrl), port, dir), { mode: 0o644 });
   // Even with trust, PgBouncer admits only the users its auth file lists.
@@ -133,24 +62,47 @@ export async function ensurePgBouncer(serverUrl: string, port = PGBOUNCER_PORT):
   });
   if (started.error !== undefined || started.status !== 0) {
     throw new Error(
-      `cannot start pgbouncer on port ${port} (install the "pgbouncer" package): ` +
-        `${started.error?.message ?? started.stderr}`,
+      `cannot start pgbouncer (install the "pgbouncer" package): ${started.error?.message ?? started.stderr}`,
     );
   }
-  const stop = () => {
-    void stopDaemon(dir);
-  };
-  for (let i = 0; i < 50 && !(await answers()); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!(await answers())) {
-    stop();
-    const log = (() => {
-      try {
-        return readFileSync(join(dir, 'pgbouncer.log'), 'utf8').slice(-2000);
-      } catch {
-        return '(no log)';
-      }
-    })();
-    throw new Error(`pgbouncer on port ${port} did not answer:\n${log}`);
+  const url = throughBouncer(serverUrl, port);
+  for (let i = 0; i < 50; i++) {
+    if (
+      await probePostgres(url, 1000).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, stop };
+  let log = '(no log)';
+  try {
+    log = readFileSync(join(dir, 'pgbouncer.log'), 'utf8').slice(-2000);
+  } catch {}
+  throw new Error(`pgbouncer on port ${port} did not answer:\n${log}`);
+}
+
+/**
+ * Starts a PgBouncer of this process's own in transaction-pooling mode in front of `serverUrl`: the system's
+ * `pgbouncer` as a daemon (as `nobody` when run as root, which PgBouncer refuses to be), on a port the OS
+ * picked, with its files in a temp directory of its own. It fronts that server only, and `stop()` (or this
+ * process's exit) ends it; bouncers left by runs that died are swept first. A port taken between the pick and
+ * the bind is tried again on another.
+ *
+ * @throws when `pgbouncer` is not installed or does not come up (the message says so, with its log)
+ */
+export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
+  await sweepOrphans('pgbouncer', 'pgbouncer');
+  for (let attempt = 1; ; attempt++) {
+    const [port] = (await freePorts(1)) as [number];
+    const dir = ownDir('pgbouncer', 'pgbouncer');
+    try {
+      await startOn(serverUrl, port, dir);
+      return { url: throughBouncer(serverUrl, port), dir, stop: () => stopDaemons(dir) };
+    } catch (error) {
+      await stopDaemons(dir);
+      if (attempt === 3 || String(error).includes('cannot start')) throw error;
+    }
+  }
 }

@@ -1,17 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts, ownDir, stopDaemons, sweepOrphans } from './own-daemon.js';
 
-/** Where the test Redis Cluster's three primaries listen. */
-export const REDIS_CLUSTER_PORTS: readonly number[] = [7001, 7002, 7003];
-
-/** A Redis Cluster on loopback, and how to stop it. */
+/** A Redis Cluster on loopback of this process's own, and how to stop it. */
 export interface RedisClusterHandle {
   /** `host:port` of every primary, to hand to ioredis' `Cluster`. */
   nodes: { host: string; port: number }[];
-  /** Shuts the nodes down if this call started them; leaves a cluster that was already up alone. */
-  stop(): void;
+  /** The nodes' config, pid and log files (removed by `stop`). */
+  dir: string;
+  /** Shuts this cluster's nodes down and removes their files; no other cluster is touched. */
+  stop(): Promise<void>;
 }
 
 function cli(port: number, ...args: string[]) {
@@ -22,10 +20,6 @@ function clusterOk(ports: readonly number[]): boolean {
   return ports.every((port) => /cluster_state:ok/.test(cli(port, 'CLUSTER', 'INFO').stdout ?? ''));
 }
 
-function anyAnswers(ports: readonly number[]): boolean {
-  return ports.some((port) => (cli(port, 'PING').stdout ?? '').trim() === 'PONG');
-}
-
 async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
@@ -34,31 +28,17 @@ async function until(check: () => boolean, what: string, ms = 15_000): Promise<v
   }
 }
 
-/**
- * Makes sure a Redis Cluster of three primaries (no replicas, no persistence) answers on `ports`: reuses one
- * whose nodes all report `cluster_state:ok` (so CI or a parallel run may have started it), else starts the
- * system's `redis-server --cluster-enabled yes` on each port and joins them with
- * `redis-cli --cluster create … --cluster-yes`.
- *
- * @throws when a port is taken by something that is not a healthy cluster, or the cluster does not form
- */
-export async function ensureRedisCluster(ports = REDIS_CLUSTER_PORTS): Promise<RedisClusterHandle> {
-  const nodes = ports.map((port) => ({ host: '127.0.0.1', port }));
-  if (clusterOk(ports)) return { nodes, stop: () => {} };
-  if (anyAnswers(ports)) {
-    throw new Error(`ports ${ports.join(', ')} answer but are not a healthy Redis Cluster; free them first`);
-  }
-  const dir = join(tmpdir(), `flow-redis-cluster-${ports.join('-')}`);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  for (const port of ports) {
+/** Starts `ports.length` cluster-enabled nodes (bus on `busPorts`) in `dir` and joins them as primaries. */
+async function startOn(ports: readonly number[], busPorts: readonly number[], dir: string): Promise<void> {
+  for (const [i, port] of ports.entries()) {
     const started = spawnSync(
       'redis-server',
       [
         ...['--port', String(port), '--bind', '127.0.0.1', '--daemonize', 'yes'],
-        ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
-        ...['--cluster-node-timeout', '5000', '--dir', dir, '--save', '', '--appendonly', 'no'],
-        ...['--logfile', join(dir, `redis-${port}.log`)],
+        ...['--pidfile', join(dir, `redis-${port}.pid`), '--logfile', join(dir, `redis-${port}.log`)],
+        ...['--cluster-enabled', 'yes', '--cluster-port', String(busPorts[i])],
+        ...['--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '5000'],
+        ...['--dir', dir, '--save', '', '--appendonly', 'no'],
       ],
       { encoding: 'utf8' },
     );
@@ -68,29 +48,49 @@ export async function ensureRedisCluster(ports = REDIS_CLUSTER_PORTS): Promise<R
       );
     }
   }
-  const stop = () => {
-    for (const port of ports) cli(port, 'SHUTDOWN', 'NOSAVE');
-  };
-  try {
-    await until(() => ports.every((port) => (cli(port, 'PING').stdout ?? '').trim() === 'PONG'), 'nodes up');
-    const created = spawnSync(
-      'redis-cli',
-      [
-        '--cluster',
-        'create',
-        ...ports.map((p) => `127.0.0.1:${p}`),
-        '--cluster-replicas',
-        '0',
-        '--cluster-yes',
-      ],
-      { encoding: 'utf8' },
-    );
-    if (created.status !== 0)
-      throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
-    await until(() => clusterOk(ports), 'cluster_state:ok on every node');
-  } catch (error) {
-    stop();
-    throw error;
+  await until(() => ports.every((port) => (cli(port, 'PING').stdout ?? '').trim() === 'PONG'), 'nodes up');
+  const created = spawnSync(
+    'redis-cli',
+    [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (created.status !== 0)
+    throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+  await until(() => clusterOk(ports), 'cluster_state:ok on every node');
+}
+
+/**
+ * Starts a Redis Cluster of `size` primaries (no replicas, no persistence) of this process's own: the
+ * system's `redis-server --cluster-enabled yes` on ports the OS picked (client and bus ports alike), joined
+ * with `redis-cli --cluster create … --cluster-yes`, with its files in a temp directory of its own. `stop()`
+ * (or this process's exit) ends it; clusters left by runs that died are swept first. Ports taken between the
+ * pick and the bind are tried again on others.
+ *
+ * @throws when `redis-server` or `redis-cli` is missing, or the cluster does not form
+ */
+export async function startRedisCluster(size = 3): Promise<RedisClusterHandle> {
+  await sweepOrphans('redis-cluster', 'redis-server');
+  for (let attempt = 1; ; attempt++) {
+    const picked = await freePorts(size * 2);
+    const ports = picked.slice(0, size);
+    const dir = ownDir('redis-cluster', 'redis-server');
+    try {
+      await startOn(ports, picked.slice(size), dir);
+      return {
+        nodes: ports.map((port) => ({ host: '127.0.0.1', port })),
+        dir,
+        stop: () => stopDaemons(dir),
+      };
+    } catch (error) {
+      await stopDaemons(dir);
+      if (attempt === 2 || String(error).includes('cannot start')) throw error;
+    }
   }
-  return { nodes, stop };
 }

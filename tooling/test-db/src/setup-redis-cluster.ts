@@ -1,18 +1,19 @@
 import type { TestProject } from 'vitest/node';
-import { ensureRedisCluster } from './redis-cluster.js';
+import { startRedisCluster } from './redis-cluster.js';
 import './provided-context.js';
 
 /**
- * vitest global setup: a Redis Cluster of three primaries on 127.0.0.1:7001–7003, reused when it is already
- * up, and left running at the end (like the PgBouncer: a parallel run may be reusing it). Workers get its nodes as
- * `inject('flowTestRedisClusterNodes')` (`[{ host, port }]`, what ioredis' `Cluster` takes).
+ * vitest global setup: a Redis Cluster of three primaries of this run's own, on free loopback ports, shut
+ * down at the end (about 5 s to form). Never shared, so another checkout's run can neither stop it nor collide
+ * with it while starting. Workers get its nodes as `inject('flowTestRedisClusterNodes')` (`[{ host, port }]`,
+ * what ioredis' `Cluster` takes).
  *
  * @example
  * // vitest.config.ts
  * export default defineConfig({ test: { globalSetup: ['@flow/test-db/setup-redis-cluster'] } });
  */
-export default async function setup(project: TestProject): Promise<() => void> {
-  const cluster = await ensureRedisCluster();
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const cluster = await startRedisCluster();
   project.provide('flowTestRedisClusterNodes', cluster.nodes);
-  return () => {};
+  return () => cluster.stop();
 }

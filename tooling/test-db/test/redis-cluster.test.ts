@@ -1,30 +1,36 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ensureRedisCluster } from '../src/redis-cluster.js';
-
-// Ports of its own, so this test never stops the cluster the Redis suites use.
-const PORTS = [7004, 7005, 7006];
+import { startRedisCluster } from '../src/redis-cluster.js';
 
 const info = (port: number) =>
   spawnSync('redis-cli', ['-p', String(port), 'CLUSTER', 'INFO'], { encoding: 'utf8' }).stdout ?? '';
 
-describe('ensureRedisCluster', () => {
-  it('forms a cluster of three primaries, reuses it when healthy, and stop() ends only the one it started', async () => {
-    const first = await ensureRedisCluster(PORTS);
+async function down(ports: readonly number[]): Promise<boolean> {
+  for (let i = 0; i < 30 && ports.some((p) => info(p) !== ''); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  return ports.every((p) => info(p) === '');
+}
+
+describe('startRedisCluster', () => {
+  it('gives two runs at once clusters of their own: stopping one leaves the other healthy', async () => {
+    const [a, b] = await Promise.all([startRedisCluster(), startRedisCluster()]);
+    const portsOf = (c: typeof a) => c.nodes.map((n) => n.port);
     try {
-      expect(first.nodes).toEqual(PORTS.map((port) => ({ host: '127.0.0.1', port })));
-      for (const port of PORTS) {
+      expect(a.nodes).toHaveLength(3);
+      expect(new Set([...portsOf(a), ...portsOf(b)]).size).toBe(6);
+      for (const port of [...portsOf(a), ...portsOf(b)]) {
         expect(info(port)).toMatch(/cluster_state:ok/);
         expect(info(port)).toMatch(/cluster_size:3/);
       }
-      const again = await ensureRedisCluster(PORTS);
-      again.stop();
-      expect(info(PORTS[0]!)).toMatch(/cluster_state:ok/);
+      await a.stop();
+      expect(await down(portsOf(a))).toBe(true);
+      expect(existsSync(a.dir)).toBe(false);
+      for (const port of portsOf(b)) expect(info(port)).toMatch(/cluster_state:ok/);
     } finally {
-      first.stop();
+      await a.stop();
+      await b.stop();
     }
-    for (let i = 0; i < 30 && PORTS.some((p) => info(p) !== ''); i++)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(PORTS.map(info)).toEqual(['', '', '']);
-  }, 30_000);
+    expect(await down(portsOf(b))).toBe(true);
+  }, 60_000);
 });

@@ -1,9 +1,9 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePorts } from '@flow/test-db';
 
 const run = promisify(execFile);
 
@@ -19,18 +19,6 @@ export interface OwnServer {
   start(): Promise<void>;
   /** Stops it and removes its data. */
   destroy(): Promise<void>;
-}
-
-/** A port nobody listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The newest Postgres server binaries the machine has (Debian keeps them under /usr/lib/postgresql/N/bin). */
@@ -55,7 +43,7 @@ function postgresBin(): string {
  */
 export async function startPostgresServer(): Promise<OwnServer> {
   const bin = postgresBin();
-  const port = await freePort();
+  const [port] = (await freePorts(1)) as [number];
   const base = mkdtempSync(join(tmpdir(), 'flow-rel-pg-'));
   const data = join(base, 'data');
   const asRoot = process.getuid?.() === 0;
@@ -109,7 +97,7 @@ export async function startPostgresServer(): Promise<OwnServer> {
  * before the reply (`appendonly yes`, `appendfsync always`): what survives a SIGKILL of the server.
  */
 export async function startRedisServer(): Promise<OwnServer> {
-  const port = await freePort();
+  const [port] = (await freePorts(1)) as [number];
   const dir = mkdtempSync(join(tmpdir(), 'flow-rel-redis-'));
   let server: ChildProcess | undefined;
   const start = () =>

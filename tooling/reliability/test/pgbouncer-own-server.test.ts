@@ -1,11 +1,10 @@
-import { ensurePgBouncer } from '@flow/test-db';
+import { startPgBouncer } from '@flow/test-db';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type OwnServer, startPostgresServer } from './support/own-servers.js';
 
 // Here rather than in @flow/test-db because it needs a second Postgres server, which this package's
-// own-servers helper starts. A port of its own, so the Postgres suites' bouncer on 7010 is never touched.
-const PORT = 7013;
+// own-servers helper starts.
 
 async function startedAt(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
@@ -24,18 +23,18 @@ describe('the test PgBouncer', () => {
     await other?.destroy();
   });
 
-  it('is reused only when it fronts this run’s server: one left fronting another server is replaced', async () => {
+  it('fronts the server of the run that started it, beside one started for another server', async () => {
     const main = inject('flowTestPostgresUrl');
-    const first = await ensurePgBouncer(main, PORT);
     other = await startPostgresServer();
-    // As a matrix cell after another would: a bouncer is up on the port, but in front of the earlier server.
-    const second = await ensurePgBouncer(other.url, PORT);
+    // As two cells of the version matrix running at once would, each against its own server.
+    const [first, second] = await Promise.all([startPgBouncer(main), startPgBouncer(other.url)]);
     try {
+      expect(await startedAt(first.url)).toBe(await startedAt(main));
       expect(await startedAt(second.url)).toBe(await startedAt(other.url));
       expect(await startedAt(second.url)).not.toBe(await startedAt(main));
     } finally {
-      second.stop();
-      first.stop();
+      await second.stop();
+      await first.stop();
     }
   });
 });
