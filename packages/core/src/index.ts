@@ -22,7 +22,7 @@ export {
   SerializationError,
   StorageError,
 } from './errors.js';
-export { epochMsOf } from './iso-now.js';
+export { canonicalEpochMsOf, epochMsOf } from './iso-now.js';
 export {
   assertLeaseRequest,
   type Lease,

@@ -30,3 +30,15 @@ export function isoNow(): string {
 export function epochMsOf(ts: string): number {
   return ts === lastText ? lastMs : Date.parse(ts);
 }
+
+/**
+ * The instant of `ts` when `ts` is that instant's `toISOString()` text (a backend may then store the instant
+ * alone), else undefined. `isoNow`'s last text answers from memory; any other is parsed and formatted again
+ * (about 0.65 us).
+ */
+export function canonicalEpochMsOf(ts: string): number | undefined {
+  if (ts === lastText) return lastMs;
+  const ms = Date.parse(ts);
+  if (Number.isNaN(ms)) return undefined;
+  return new Date(ms).toISOString() === ts ? ms : undefined;
+}

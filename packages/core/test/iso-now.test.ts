@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { epochMsOf, isoNow } from '../src/iso-now.js';
+import { canonicalEpochMsOf, epochMsOf, isoNow } from '../src/iso-now.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -36,6 +36,21 @@ describe('epochMsOf', () => {
       expect(epochMsOf(new Date(t + 1).toISOString())).toBe(t + 1);
       expect(epochMsOf('2024-01-02T03:04:05.678Z')).toBe(Date.parse('2024-01-02T03:04:05.678Z'));
       expect(epochMsOf('not a date')).toBeNaN();
+    }
+  });
+});
+
+describe('canonicalEpochMsOf', () => {
+  it("is the instant of isoNow()'s last text and of any toISOString() text, undefined for any other", () => {
+    const now = vi.spyOn(Date, 'now');
+    for (const t of [0, 999, 1000, -1, 1_764_633_599_999, 253_402_300_800_000, -62_167_219_200_001]) {
+      now.mockReturnValue(t);
+      expect(canonicalEpochMsOf(isoNow()), String(t)).toBe(t);
+      expect(canonicalEpochMsOf(new Date(t + 1).toISOString())).toBe(t + 1);
+    }
+    // Texts Date.parse reads whose instant prints otherwise: a backend must keep them as they are.
+    for (const ts of ['2024-01-02T03:04:05Z', '2024-01-02T03:04:05.678+00:00', '2024-01-02', 'not a date']) {
+      expect(canonicalEpochMsOf(ts), ts).toBeUndefined();
     }
   });
 });
