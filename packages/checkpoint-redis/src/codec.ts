@@ -1,4 +1,10 @@
-import type { CheckpointRecord, ChunkRecord, Lease, WriteRecord } from '@flow/core';
+import {
+  type CheckpointRecord,
+  type ChunkRecord,
+  canonicalEpochMsOf,
+  type Lease,
+  type WriteRecord,
+} from '@flow/core';
 
 /** The small fields of a checkpoint, stored together as JSON next to state and payload. */
 interface Meta {
@@ -12,14 +18,15 @@ interface Meta {
 }
 
 /**
- * Encodes the fields that are neither state nor payload, for a packed step whose header holds `epochMs`.
- * Only what differs from a default is written: `ts` when `epochMs` does not give it back (it always does for
- * a canonical timestamp), `interrupted` when true, `interruptNode` and `error` when not null, `meta` when not
- * `{}`. A step of a plain run is then `{"next":[...]}` and its meta, 50 to 60 bytes fewer than all fields.
+ * Encodes the fields that are neither state nor payload, for a packed step whose header holds the instant of
+ * `record.ts`. Only what differs from a default is written: `ts` when it is not `canonical` (the instant's own
+ * `toISOString()` text, which it always is for a stamped or normalised ts), `interrupted` when true,
+ * `interruptNode` and `error` when not null, `meta` when not `{}`. A step of a plain run is then
+ * `{"next":[...]}` and its meta, 50 to 60 bytes fewer than all fields.
  */
-export function encodeMeta(record: CheckpointRecord, epochMs: number): string {
+export function encodeMeta(record: CheckpointRecord, canonical: boolean): string {
   const meta: Partial<Meta> = { next: record.next as string[] };
-  if (isoOf(epochMs) !== record.ts) meta.ts = record.ts;
+  if (!canonical) meta.ts = record.ts;
   if (record.interrupted) meta.interrupted = true;
   if (record.interruptNode !== null) meta.interruptNode = record.interruptNode;
   if (record.error !== null) meta.error = record.error;
@@ -71,12 +78,15 @@ export type StateKind = 's' | 'k';
  * one letter and chunk ids (`[0-9A-Za-z._-]`, comma-separated), and JSON text never holds a raw newline, so
  * the payload, whose length (in UTF-16 units) the header gives, is the only part that may hold anything.
  * Lua reads only the header (revision, epoch ms, kind, refs); the rest is split here.
+ * `revision` is the one the put expects to write (ifRevision + 1, or 1 for a new step): the script stores the
+ * text as it came when it is, and puts the right one in its place when not.
  */
-export function packStep(record: CheckpointRecord, kind: StateKind): string {
+export function packStep(record: CheckpointRecord, kind: StateKind, revision: number): string {
   const payload = record.interruptPayload;
-  const epochMs = Date.parse(record.ts);
-  const head = `${epochMs} ${kind} ${payload.length} ${encodeRefs(record.refs)}`;
-  return `${head}\n${encodeMeta(record, epochMs)}\n${payload}${kind === 's' ? record.state : ''}`;
+  const canonical = canonicalEpochMsOf(record.ts);
+  const epochMs = canonical ?? Date.parse(record.ts);
+  const head = `${revision} ${epochMs} ${kind} ${payload.length} ${encodeRefs(record.refs)}`;
+  return `${head}\n${encodeMeta(record, canonical !== undefined)}\n${payload}${kind === 's' ? record.state : ''}`;
 }
 
 /** Splits a packed step (see `packStep`, revision first); `largeState` is its state key's text, if any. */

@@ -26,7 +26,7 @@ export class PutBatches {
   readonly #queues = new Map<number, Queued[]>();
   #scheduled = false;
 
-  /** @param send runs the put script for `puts` (each a put's arguments) in `bucket`: one reply per put. */
+  /** @param send runs the put script for `puts` (each a put's arguments) in `bucket`: its code and value for each put, flat. */
   constructor(readonly send: (bucket: number, puts: readonly (readonly RedisArg[])[]) => Promise<unknown>) {}
 
   /** Queues one put's script arguments; resolves with its reply once the call holding it returned. */
@@ -66,11 +66,14 @@ export class PutBatches {
       for (const put of batch) put.reject(error);
       return;
     }
-    const list = Array.isArray(replies) ? replies : [];
+    // Two items per put: its code and its value.
+    const list = Array.isArray(replies) ? (replies as unknown[]) : [];
     for (const [i, put] of batch.entries()) {
-      const reply = list[i] as PutReply | undefined;
-      if (Array.isArray(reply)) put.resolve(reply);
-      else put.reject(new Error(`the put script answered ${list.length} replies for ${batch.length} puts`));
+      const code = list[2 * i];
+      if (typeof code === 'number' && 2 * i + 1 < list.length)
+        put.resolve([code, list[2 * i + 1] as number | string]);
+      else
+        put.reject(new Error(`the put script answered ${list.length / 2} replies for ${batch.length} puts`));
     }
   }
 }

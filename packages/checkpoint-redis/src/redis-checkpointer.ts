@@ -303,7 +303,7 @@ export class RedisCheckpointer extends BaseCheckpointer {
       thread,
       record.step,
       ifRevision ?? '',
-      packStep(record, inline ? 's' : 'k'),
+      packStep(record, inline ? 's' : 'k', (ifRevision ?? 0) + 1),
       statusOf(record),
       threadSummaryOf(record),
       chunksInline ? chunks.length : 0,
@@ -323,7 +323,8 @@ export class RedisCheckpointer extends BaseCheckpointer {
         ...this.#scriptHead[bucket]!,
         ...args,
       ]);
-      reply = (ran.reply as PutReply[])[0]!;
+      const flat = ran.reply as unknown[];
+      reply = [flat[0] as number, flat[1] as number | string];
       if (reply[0] !== 1)
         await this.#unstage(thread, staged, ran.prelude.slice(prelude.length - staged.length));
     }

@@ -64,12 +64,12 @@ end`;
  * the bucket's hash tag, then the thread (the state and writes keys put `<N>|` before it).
  * KEYS: the bucket's five indexes (all, running, interrupted, done, failed).
  * ARGV: `<prefix>:`, the hash tag ('' on a single node), then per put: thread, step, ifRevision ('' =
- * unconditional), the packed step without its revision (codec.ts's packStep), status (core's statusOf), the
+ * unconditional), the packed step with the revision the put expects (codec.ts's packStep), status (core's statusOf), the
  * thread summary (core's threadSummaryOf), the number k of new chunks, the number n of writes, then k (id,
  * data) pairs, then n (field, value) pairs of writes.
- * Returns one reply per put: {1, new revision}, {0, stored revision} on conflict, {2, id} when the ref `id` is
- * neither stored nor new with this put, or {3, message} when a command of the put failed; nothing is written
- * in the middle two cases (no chunk, no write).
+ * Returns two items per put, its code and a value: 1 and the new revision, 0 and the stored revision on a
+ * conflict, 2 and `id` when the ref `id` is neither stored nor new with this put, or 3 and a message when a
+ * command of the put failed; nothing is written in the middle two cases (no chunk, no write).
  */
 export const PUT = lua(
   'put',
@@ -77,7 +77,7 @@ export const PUT = lua(
 local status_key = {running = 2, interrupted = 3, done = 4, failed = 5}
 local function put(i, k, n)
   local thread, step, packed = ARGV[i], ARGV[i + 1], ARGV[i + 3]
-  local staged, refs = string.match(packed, '^%-?%d+ (%a) %d+ ([^\\n]*)')
+  local guess, staged, refs = string.match(packed, '^(%d+) %-?%d+ (%a) %d+ ([^\\n]*)')
   staged = staged == 'k'
   local cp = P .. 'cp|' .. tag .. thread
   local incoming = staged and (P .. 'in|' .. tag .. thread)
@@ -85,7 +85,7 @@ local function put(i, k, n)
   local current = tonumber((stored[1] and string.match(stored[1], '^%d+')) or stored[2] or '0')
   if ARGV[i + 2] ~= '' and tonumber(ARGV[i + 2]) ~= current then
     if staged then redis.call('DEL', incoming) end
-    return {0, current}
+    return 0, current
   end
   local chunks = P .. 'ch|' .. tag .. thread
   local first_chunk, last_chunk = i + 8, i + 7 + 2 * k
@@ -95,22 +95,27 @@ local function put(i, k, n)
     for id in string.gmatch(refs, '[^,]+') do
       if not new[id] and redis.call('HEXISTS', chunks, id) == 0 then
         if staged then redis.call('DEL', incoming) end
-        return {2, id}
+        return 2, id
       end
     end
   end
   -- Every read before the first write: Redis does not roll back a script that fails half-way.
   if staged and redis.call('EXISTS', incoming) == 0 then
-    return {3, 'ERR the state of this put did not arrive (its SET failed)'}
+    return 3, 'ERR the state of this put did not arrive (its SET failed)'
   end
   local head_key = P .. 'head|' .. tag .. thread
   local head = redis.call('HMGET', head_key, 'step', 'status', 'i', 'b')
   local latest, previous, listed, in_blocks = head[1], head[2], head[3], head[4]
   local summary = ARGV[i + 5]
   local revision = current + 1
-  redis.call('HSET', cp, step, revision .. ' ' .. packed)
-  local state_key = P .. 'st|' .. tag .. step .. '|' .. thread
-  if staged then redis.call('RENAME', incoming, state_key) elseif current > 0 then redis.call('DEL', state_key) end
+  -- The field as sent when its revision is the one the client expected: Lua hashes every string it makes,
+  -- and a copy of the field would be a second pass over the state.
+  if tonumber(guess) ~= revision then packed = revision .. string.sub(packed, #guess + 1) end
+  redis.call('HSET', cp, step, packed)
+  if staged or current > 0 then
+    local state_key = P .. 'st|' .. tag .. step .. '|' .. thread
+    if staged then redis.call('RENAME', incoming, state_key) else redis.call('DEL', state_key) end
+  end
   if stored[2] then
     local s = step
     redis.call('HDEL', cp, ${OLD_FIELDS})
@@ -119,9 +124,11 @@ local function put(i, k, n)
   local blocks, block_prefix = P .. 'sx|' .. tag .. thread, P .. 'sb|' .. tag
   local function index(s)
     local block = math.floor(tonumber(s) / 128)
-    redis.call('ZADD', block_prefix .. block .. '|' .. thread, s, s)
+    -- As text made by %d: Lua would format the number with %.14g, several times the work.
+    local b = string.format('%d', block)
+    redis.call('ZADD', block_prefix .. b .. '|' .. thread, s, s)
     -- The latest step's block is listed already when a put of this layout wrote the head (prune keeps it).
-    if not (in_blocks and block == math.floor(tonumber(latest) / 128)) then redis.call('ZADD', blocks, block, block) end
+    if not (in_blocks and block == math.floor(tonumber(latest) / 128)) then redis.call('ZADD', blocks, b, b) end
   end
   if not in_blocks then
     -- A head without b: maybe a thread last written before layout 7, whose steps move to blocks now.
@@ -141,26 +148,29 @@ local function put(i, k, n)
       if previous and status_key[previous] then redis.call('ZREM', KEYS[status_key[previous]], was) end
     end
     local member = thread .. '\\0' .. summary
-    redis.call('ZADD', KEYS[1], 0, member)
-    redis.call('ZADD', KEYS[status_key[status]], 0, member)
+    -- Scores as text: a Lua number passed to redis.call is formatted with printf's %.17g first.
+    redis.call('ZADD', KEYS[1], '0', member)
+    redis.call('ZADD', KEYS[status_key[status]], '0', member)
   end
   if n > 0 then
     local writes = P .. 'wr|' .. tag .. step .. '|' .. thread
     for j = last_chunk + 1, last_chunk + 2 * n, 2 do redis.call('HSETNX', writes, ARGV[j], ARGV[j + 1]) end
     redis.call('ZADD', P .. 'ws|' .. tag .. thread, step, step)
   end
-  return {1, revision}
+  return 1, revision
 end
 local replies = {}
 local i = 3
 while i <= #ARGV do
   local k, n = tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7])
-  local ok, reply = pcall(put, i, k, n)
+  local ok, code, value = pcall(put, i, k, n)
   if not ok then
     -- A failed command raises a table holding its error; anything else raises a string.
-    reply = {3, type(reply) == 'table' and reply.err or tostring(reply)}
+    code, value = 3, type(code) == 'table' and code.err or tostring(code)
   end
-  replies[#replies + 1] = reply
+  -- Flat: Redis looks up several fields (err, ok, double...) of every table a script returns.
+  replies[#replies + 1] = code
+  replies[#replies + 1] = value
   i = i + 8 + 2 * k + 2 * n
 end
 return replies`,
