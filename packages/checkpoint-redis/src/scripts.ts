@@ -87,7 +87,8 @@ local function put(i, k, n)
     if staged then redis.call('DEL', incoming) end
     return 0, current
   end
-  local chunks = P .. 'ch|' .. tag .. thread
+  -- Keys are made only where used: every string Lua makes is hashed whole.
+  local chunks = (refs ~= '' or k > 0) and (P .. 'ch|' .. tag .. thread)
   local first_chunk, last_chunk = i + 8, i + 7 + 2 * k
   if refs ~= '' then
     local new = {}
@@ -121,14 +122,15 @@ local function put(i, k, n)
     redis.call('HDEL', cp, ${OLD_FIELDS})
   end
   for j = first_chunk, last_chunk, 2 do redis.call('HSETNX', chunks, ARGV[j], ARGV[j + 1]) end
-  local blocks, block_prefix = P .. 'sx|' .. tag .. thread, P .. 'sb|' .. tag
   local function index(s)
     local block = math.floor(tonumber(s) / 128)
     -- As text made by %d: Lua would format the number with %.14g, several times the work.
     local b = string.format('%d', block)
-    redis.call('ZADD', block_prefix .. b .. '|' .. thread, s, s)
+    redis.call('ZADD', P .. 'sb|' .. tag .. b .. '|' .. thread, s, s)
     -- The latest step's block is listed already when a put of this layout wrote the head (prune keeps it).
-    if not (in_blocks and block == math.floor(tonumber(latest) / 128)) then redis.call('ZADD', blocks, b, b) end
+    if not (in_blocks and block == math.floor(tonumber(latest) / 128)) then
+      redis.call('ZADD', P .. 'sx|' .. tag .. thread, b, b)
+    end
   end
   if not in_blocks then
     -- A head without b: maybe a thread last written before layout 7, whose steps move to blocks now.
