@@ -58,6 +58,7 @@ import {
   PRUNE,
   PUT,
   READ,
+  READ_LATEST,
   READ_LEASE,
   READ_WRITES,
   RELEASE_LEASE,
@@ -407,9 +408,18 @@ export class RedisCheckpointer extends BaseCheckpointer {
     thread: string,
     step: number | undefined,
   ): Promise<CheckpointRecord | undefined> {
-    const bound = step === undefined ? undefined : String(step);
-    const [record] = await this.readRange(thread, bound ?? '+inf', bound ?? '-inf', 1);
-    return record;
+    if (step !== undefined) {
+      const [record] = await this.readRange(thread, String(step), String(step), 1);
+      return record;
+    }
+    const keys = this.#keys;
+    const [checkpoints, , head] = threadKeys(keys, thread);
+    const reply = await this.call(
+      READ_LATEST,
+      [checkpoints, keys.chunks(thread), head],
+      [keys.statePrefix(thread), thread],
+    );
+    return this.decodeReply(thread, reply)[0];
   }
 
   protected readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {
@@ -510,11 +520,17 @@ export class RedisCheckpointer extends BaseCheckpointer {
   ): Promise<CheckpointRecord[]> {
     const keys = this.#keys;
     const [checkpoints, steps, head] = threadKeys(keys, thread);
-    const [rows, chunks] = (await this.call(
+    const reply = await this.call(
       READ,
       [checkpoints, steps, keys.chunks(thread), head, keys.stepBlocks(thread)],
       [max, min, limit, keys.statePrefix(thread), thread, keys.stepBlockPrefix(thread)],
-    )) as [unknown[], unknown[]];
+    );
+    return this.decodeReply(thread, reply);
+  }
+
+  /** The records of a READ or READ_LATEST reply. */
+  private decodeReply(thread: string, reply: unknown): CheckpointRecord[] {
+    const [rows, chunks] = reply as [unknown[], unknown[]];
     const records = groups(rows, 7).map((row) => {
       try {
         return decodeRow(thread, row);

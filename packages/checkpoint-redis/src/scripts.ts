@@ -239,19 +239,70 @@ export const READ_LEASE = lua(
 );
 
 /**
- * get and list: steps newest first within [min, max], at most `limit` (-1: all), with their fields, then the
- * chunks their refs name, each once (a missing one is left out: core names it). The latest alone is the
- * head's step (a put moves it to the highest step; prune never removes that one).
+ * The records of `steps` (step numbers, in the order given) in the checkpoints hash, with the chunks their refs
+ * name, each once (a missing one is left out: core names it). Returns {records, chunks}: a flat array of (step,
+ * packed field, state, revision, meta, payload, refs) groups, and a flat array of (id, data) pairs. A step of
+ * layout 6 has its packed field and, when large, its state key's text as state (false otherwise), the rest
+ * false; a step stored before has false for the packed field and its six fields' values (the state from its
+ * field or key).
+ */
+const READ_STEPS = `local function read_steps(steps, checkpoints, chunk_key, state_prefix, thread)
+  local out = {}
+  local ids, seen = {}, {}
+  for _, s in ipairs(steps) do
+    local packed = redis.call('HGET', checkpoints, s)
+    local refs
+    out[#out + 1] = s
+    if packed then
+      local kind
+      kind, refs = string.match(packed, '^%d+ %-?%d+ (%a) %d+ ([^\\n]*)')
+      out[#out + 1] = packed
+      out[#out + 1] = kind == 'k' and redis.call('GET', state_prefix .. s .. '|' .. thread)
+      for _ = 1, 4 do out[#out + 1] = false end
+    else
+      local f = redis.call('HMGET', checkpoints, s .. ':r', s .. ':m', s .. ':s', s .. ':p', s .. ':f')
+      out[#out + 1] = false
+      out[#out + 1] = f[3] or redis.call('GET', state_prefix .. s .. '|' .. thread)
+      out[#out + 1] = f[1]
+      out[#out + 1] = f[2]
+      out[#out + 1] = f[4]
+      out[#out + 1] = f[5]
+      refs = f[5]
+    end
+    if refs then
+      for id in string.gmatch(refs, '[^,]+') do
+        if not seen[id] then
+          seen[id] = true
+          ids[#ids + 1] = id
+        end
+      end
+    end
+  end
+  local chunks = {}
+  -- In batches: unpack has a limit on how many values it spreads.
+  for first = 1, #ids, 1000 do
+    local batch = {unpack(ids, first, math.min(first + 999, #ids))}
+    local data = redis.call('HMGET', chunk_key, unpack(batch))
+    for i, id in ipairs(batch) do
+      if data[i] then
+        chunks[#chunks + 1] = id
+        chunks[#chunks + 1] = data[i]
+      end
+    end
+  end
+  return {out, chunks}
+end`;
+
+/**
+ * get and list: steps newest first within [min, max], at most `limit` (-1: all), as READ_STEPS returns them.
+ * The latest alone is the head's step (a put moves it to the highest step; prune never removes that one).
  * KEYS: checkpoints, steps (before layout 7), chunks, head, step blocks. ARGV: max, min, limit, state key
  * prefix, thread, step block key prefix.
- * Returns {records, chunks}: a flat array of (step, packed field, state, revision, meta, payload, refs)
- * groups, and a flat array of (id, data) pairs. A step of layout 6 has its packed field and, when large, its
- * state key's text as state (false otherwise), the rest false; a step stored before has false for the packed
- * field and its six fields' values (the state from its field or key).
  */
 export const READ = lua(
   'read',
   `${STEPS_IN}
+${READ_STEPS}
 local steps
 if ARGV[1] == '+inf' and ARGV[2] == '-inf' and ARGV[3] == '1' then
   steps = {redis.call('HGET', KEYS[4], 'step')}
@@ -259,50 +310,19 @@ if ARGV[1] == '+inf' and ARGV[2] == '-inf' and ARGV[3] == '1' then
 else
   steps = steps_in(KEYS[5], ARGV[6], KEYS[2], ARGV[5], ARGV[1], ARGV[2], ARGV[3])
 end
-local out = {}
-local ids, seen = {}, {}
-for _, s in ipairs(steps) do
-  local packed = redis.call('HGET', KEYS[1], s)
-  local refs
-  out[#out + 1] = s
-  if packed then
-    local kind
-    kind, refs = string.match(packed, '^%d+ %-?%d+ (%a) %d+ ([^\\n]*)')
-    out[#out + 1] = packed
-    out[#out + 1] = kind == 'k' and redis.call('GET', ARGV[4] .. s .. '|' .. ARGV[5])
-    for _ = 1, 4 do out[#out + 1] = false end
-  else
-    local f = redis.call('HMGET', KEYS[1], s .. ':r', s .. ':m', s .. ':s', s .. ':p', s .. ':f')
-    out[#out + 1] = false
-    out[#out + 1] = f[3] or redis.call('GET', ARGV[4] .. s .. '|' .. ARGV[5])
-    out[#out + 1] = f[1]
-    out[#out + 1] = f[2]
-    out[#out + 1] = f[4]
-    out[#out + 1] = f[5]
-    refs = f[5]
-  end
-  if refs then
-    for id in string.gmatch(refs, '[^,]+') do
-      if not seen[id] then
-        seen[id] = true
-        ids[#ids + 1] = id
-      end
-    end
-  end
-end
-local chunks = {}
--- In batches: unpack has a limit on how many values it spreads.
-for first = 1, #ids, 1000 do
-  local batch = {unpack(ids, first, math.min(first + 999, #ids))}
-  local data = redis.call('HMGET', KEYS[3], unpack(batch))
-  for i, id in ipairs(batch) do
-    if data[i] then
-      chunks[#chunks + 1] = id
-      chunks[#chunks + 1] = data[i]
-    end
-  end
-end
-return {out, chunks}`,
+return read_steps(steps, KEYS[1], KEYS[3], ARGV[4], ARGV[5])`,
+);
+
+/**
+ * get of the latest step: the head's, as READ_STEPS returns it. READ answers the same with six more arguments,
+ * and ioredis spends CPU on every argument of a call (measured in the bench README).
+ * KEYS: checkpoints, chunks, head. ARGV: state key prefix, thread.
+ */
+export const READ_LATEST = lua(
+  'read-latest',
+  `${READ_STEPS}
+local step = redis.call('HGET', KEYS[3], 'step')
+return read_steps(step and {step} or {}, KEYS[1], KEYS[2], ARGV[1], ARGV[2])`,
 );
 
 /**
@@ -443,6 +463,7 @@ return moved`,
 export const SCRIPTS: readonly LuaScript[] = [
   PUT,
   READ,
+  READ_LATEST,
   DELETE,
   PRUNE,
   INIT,

@@ -1,6 +1,6 @@
 import { Checkpoint } from '@flow/core';
 import { describe, expect, it } from 'vitest';
-import { SCRIPTS } from '../src/scripts.js';
+import { READ_LATEST, SCRIPTS } from '../src/scripts.js';
 import { ProbeCheckpointer } from './support/probe-checkpointer.js';
 import { plainClient, redisUrl } from './support/stores.js';
 import { watched } from './support/watched.js';
@@ -74,6 +74,24 @@ describe('round trips (counted with MONITOR)', () => {
   ])('%s is one EVALSHA', async (_, op) => {
     const { sent } = await during(op);
     expect(sent.map((s) => s.args[0])).toEqual(['evalsha']);
+  });
+
+  // ioredis spends CPU on every argument of a call: the latest step needs three keys and two arguments.
+  it('get of the latest step calls READ_LATEST with its three keys and two arguments, and reads what list does', async () => {
+    const { sent } = await during(() => cp.get('t'));
+    expect(sent.map((s) => s.args)).toEqual([
+      [
+        'evalsha',
+        READ_LATEST.sha,
+        '3',
+        `${prefix}:cp|t`,
+        `${prefix}:ch|t`,
+        `${prefix}:head|t`,
+        `${prefix}:st|`,
+        't',
+      ],
+    ]);
+    expect((await cp.get('t'))?.toJSON()).toEqual((await cp.list('t', { limit: 1 }))[0]?.toJSON());
   });
 
   it('a put checks the revision, writes, and updates summary and index inside that one call', async () => {
