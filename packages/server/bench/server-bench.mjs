@@ -3,7 +3,8 @@
 //      handler called in-process (the target: what @flow/server adds, whatever the transport it is mounted
 //      in) and over loopback HTTP through `serve` (reported: it adds a socket round trip, which on SQLite alone
 //      costs more than the target allows);
-//   2. answering an interrupt through HTTP (POST …/resume) vs app.resume() in the same process.
+//   2. answering an interrupt through HTTP (POST …/resume) vs app.resume() in the same process, beside the
+//      node:http floor (a bare server calling app.resume), after a warm-up long enough for the JIT.
 // Run: pnpm --filter @flow/server bench [--quick]   (Postgres from FLOW_TEST_POSTGRES_URL or 127.0.0.1:5432)
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -22,6 +23,7 @@ const THREADS = quick ? 1000 : 5000;
 const PAGE = 100;
 const LIST_ROUNDS = quick ? 3 : 7;
 const ANSWERS = quick ? 30 : 150;
+const ANSWER_WARMUP = quick ? 50 : 200;
 const TOKEN = 'bench-token';
 const PG_URL = process.env.FLOW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -207,9 +209,34 @@ async function benchList(store, handler, url) {
   return timed;
 }
 
-/** Answers interrupted runs three ways in turns (app.resume, the handler in-process, POST …/resume). */
+/**
+ * The cheapest HTTP answer of an interrupt: node:http, the body read and parsed, app.resume, JSON.stringify;
+ * no routing, no auth, no checks.
+ */
+async function answerFloorServer(app) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', async () => {
+      const { answer, interrupt } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const thread = decodeURIComponent(req.url.split('/')[5]);
+      const body = JSON.stringify(await app.resume(thread, { answer, interrupt }));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+}
+
+/**
+ * Answers interrupted runs four ways in turns: app.resume, the handler in-process, POST …/resume, and the
+ * floor (the same POST to a bare node:http server calling app.resume).
+ */
 async function benchAnswer(app, handler, url) {
   const client = await openClient(url);
+  const floor = await answerFloorServer(app);
+  const viaFloor = await openClient(floor.url);
   const ask = async (i) => {
     const r = await app.invoke({ topic: 't', log: [] }, { thread: `answer-${i}` });
     if (r.interrupt === undefined) throw new Error('the review graph did not stop for its answer');
@@ -246,16 +273,30 @@ async function benchAnswer(app, handler, url) {
       );
       expectDone(answer.status, answer.body);
     },
+    floor: async (runs) => {
+      const run = runs.shift();
+      const answer = await viaFloor.request(
+        'POST',
+        path(run),
+        { ...AUTH, 'content-type': 'application/json' },
+        body(run),
+      );
+      expectDone(answer.status, answer.body);
+    },
   };
   let next = 0;
   const prepare = async () => {
     const runs = [];
-    for (let i = 0; i < 3; i++) runs.push(await ask(next++));
+    for (let i = 0; i < 4; i++) runs.push(await ask(next++));
     return runs;
   };
-  await inTurns(sides, 5, prepare); // warm-up
+  // The JIT keeps compiling the engine's and node:http's hot paths for the first thousands of calls
+  // (--trace-opt): five rounds timed its tiers, not the steady state a server answers in.
+  await inTurns(sides, ANSWER_WARMUP, prepare);
   const times = await inTurns(sides, ANSWERS, prepare);
   client.close();
+  viaFloor.close();
+  floor.close();
   return times;
 }
 
@@ -293,7 +334,8 @@ async function onStore(name, open, cleanup) {
       );
       console.log(
         `${head} answer, median ms: app.resume ${f(m(a['app.resume']))}, handler in-process ` +
-          `${f(m(a.handler))}, POST …/resume ${f(m(a.http))} [${spread(a.http)}] → ${signed(m(a.http) - m(a['app.resume']))} ms per answer`,
+          `${f(m(a.handler))}, POST …/resume ${f(m(a.http))} [${spread(a.http)}] → ${signed(m(a.http) - m(a['app.resume']))} ms per answer; ` +
+          `the node:http floor ${f(m(a.floor))} (${signed(m(a.floor) - m(a['app.resume']))}), POST …/resume over it ${signed(m(a.http) - m(a.floor))}`,
       );
     }
     const l = list.wall;
@@ -326,6 +368,18 @@ async function onStore(name, open, cleanup) {
       ['  the least an HTTP answer can cost: listThreads + HTTP alone', name, least('transport'), ''],
       ['  GET …/runs over the floor', name, `${f(m(l.http) / m(l.floor))}×`, ''],
       ['answer ≤ +2 ms over app.resume', name, `${signed(added)} ms`, added <= 2 ? 'met' : 'not met'],
+      [
+        '  the floor (node:http, JSON.parse, app.resume, JSON.stringify)',
+        name,
+        `${signed(m(answer.wall.floor) - m(answer.wall['app.resume']))} ms`,
+        '',
+      ],
+      [
+        '  POST …/resume over the floor (wall; CPU)',
+        name,
+        `${signed(m(answer.wall.http) - m(answer.wall.floor))}; ${signed(m(answer.cpu.http) - m(answer.cpu.floor))} ms`,
+        '',
+      ],
     );
   } finally {
     await listStore.close();
