@@ -184,21 +184,48 @@ describe('DecryptionCache', () => {
     expect(cache.get(twin, place)).toBe('twin');
   });
 
-  it('keeps its count through many rounds of eviction: as many entries as fit are held, no more, no fewer', () => {
-    const cache = new DecryptionCache(5000);
+  it('keeps its bound through many rounds of eviction: never more than fits, at most an eighth less', () => {
+    // 80 entries of 462 bytes fit; a generation is an eighth of the bound, 10 entries.
+    const cache = new DecryptionCache(80 * 462);
     const plain = 'p'.repeat(100);
+    const held = (from: number, to: number) => {
+      const found = [];
+      for (let i = from; i <= to; i++) if (cache.get(envelope(i), place) !== undefined) found.push(i);
+      return found;
+    };
     for (let i = 1; i <= 5000; i++) {
       cache.set(envelope(i), place, plain);
       if (i % 3 === 0) cache.get(envelope(i - 1), place);
-      if (i % 7 === 0) cache.set(envelope(i - 2), place, plain);
+      if (i % 500 === 0) {
+        const count = held(1, i).length;
+        expect(count, `after ${i}`).toBeLessThanOrEqual(80);
+        expect(count, `after ${i}`).toBeGreaterThanOrEqual(70);
+      }
     }
-    let held = 0;
-    for (let i = 1; i <= 5000; i++) if (cache.get(envelope(i), place) !== undefined) held++;
-    expect(held).toBe(10); // 5,000 bytes / 462 a entry
-    // Twenty more, none read: every entry read before is passed over once, then goes; the last ten stay.
-    for (let i = 5001; i <= 5020; i++) cache.set(envelope(i), place, plain);
-    const now = [];
-    for (let i = 1; i <= 5020; i++) if (cache.get(envelope(i), place) !== undefined) now.push(i);
-    expect(now).toEqual([5011, 5012, 5013, 5014, 5015, 5016, 5017, 5018, 5019, 5020]);
+    // None read since: the newest 70 stay, whatever was read before goes first, a generation at a time.
+    for (let i = 5001; i <= 5100; i++) cache.set(envelope(i), place, plain);
+    const now = held(1, 5100);
+    expect(now.length).toBeGreaterThanOrEqual(70);
+    expect(now.slice(-70)).toEqual(Array.from({ length: 70 }, (_, k) => 5031 + k));
+    expect(now[0]).toBeGreaterThan(5000);
+  });
+
+  it('an entry read again outlives those not read since, and a working set read over and over stays held', () => {
+    const cache = new DecryptionCache(80 * 462);
+    const plain = 'p'.repeat(100);
+    for (let i = 1; i <= 80; i++) cache.set(envelope(i), place, plain);
+    expect(cache.get(envelope(1), place)).toBe(plain);
+    for (let i = 81; i <= 140; i++) cache.set(envelope(i), place, plain);
+    expect(cache.get(envelope(1), place)).toBe(plain);
+    expect(cache.get(envelope(2), place)).toBeUndefined();
+    // 60 entries, fewer than fit: read round after round, in any order, every read is a hit.
+    const work = new DecryptionCache(80 * 462);
+    for (let i = 1; i <= 60; i++) work.set(envelope(i), place, plain);
+    for (let round = 0; round < 50; round++) {
+      for (let k = 0; k < 60; k++) {
+        const i = 1 + ((k * 7 + round) % 60);
+        expect(work.get(envelope(i), place), `round ${round} entry ${i}`).toBe(plain);
+      }
+    }
   });
 });
