@@ -42,6 +42,20 @@ export function canonicalBytes(body: string): Buffer | undefined {
   return bytes.length === (body.length * 3) >> 2 ? bytes : undefined;
 }
 
+/**
+ * The key id's length in a text that starts like a value envelope, read off the first three base64url characters
+ * (format byte, then id length): `undefined` when they are not base64url or name another format. No Buffer is
+ * made: every encrypted put asks.
+ */
+export function valueIdLength(text: string): number | undefined {
+  if (!text.startsWith(OPEN) || text.length < OPEN.length + 5) return undefined;
+  const a = ALPHABET.indexOf(text.charAt(OPEN.length));
+  const b = ALPHABET.indexOf(text.charAt(OPEN.length + 1));
+  const c = ALPHABET.indexOf(text.charAt(OPEN.length + 2));
+  if (a < 0 || b < 0 || c < 0 || ((a << 2) | (b >> 4)) !== FORMAT_VALUE) return undefined;
+  return ((b & 15) << 4) | (c >> 2);
+}
+
 /** The envelope text of `bytes`. */
 export function envelopeText(bytes: Buffer): string {
   return `${OPEN}${bytes.toString('base64url')}"`;

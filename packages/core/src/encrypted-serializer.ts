@@ -14,6 +14,7 @@ import {
   OPEN,
   placeJson,
   TAG_BYTES,
+  valueIdLength,
 } from './encrypted-envelope.js';
 import { assertKeyId, importKeys, parseKeyList } from './encryption-keys.js';
 import { CorruptCheckpointError, InvalidArgumentError, SerializationError } from './errors.js';
@@ -250,11 +251,10 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
     wrappedLength(text: string): number {
       // A value envelope's ciphertext is exactly as long as the inner text's UTF-8, which is at least its
       // length in UTF-16 code units; the header, IV and tag around it are counted out.
-      if (!text.startsWith(OPEN) || text.length < OPEN.length + 5) return text.length;
-      const head = Buffer.from(text.slice(OPEN.length, OPEN.length + 4), 'base64url');
-      if (head[0] !== FORMAT_VALUE || head.length < 2) return text.length;
+      const idLength = valueIdLength(text);
+      if (idLength === undefined) return text.length;
       const bytes = ((text.length - OPEN.length - 1) * 3) >> 2;
-      return Math.max(0, bytes - 2 - head[1]! - IV_BYTES - TAG_BYTES);
+      return Math.max(0, bytes - 2 - idLength - IV_BYTES - TAG_BYTES);
     },
 
     serialize(value: unknown, context?: SerializeContext): string {
