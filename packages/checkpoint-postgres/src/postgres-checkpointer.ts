@@ -35,11 +35,11 @@ import { type GroupOutcome, PutGroups } from './put-group.js';
 import { quoteIdent } from './quote.js';
 import {
   type CheckpointRow,
+  type HeadRow,
+  headToRecord,
   type LeaseRow,
-  type RecordRow,
   type ThreadRow,
   toLease,
-  toRecord,
   toRecords,
   toThreadInfo,
   toWrite,
@@ -399,12 +399,13 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     const sql = this.#sql;
     const withChunks = step === undefined ? sql.getLatestWithChunks : sql.getStepWithChunks;
     if (!this.#linear.has(thread)) {
-      const { rows } = await this.#pool.query<RecordRow>(
+      const { rows } = await this.#pool.query<HeadRow>(
         this.#bind(step === undefined ? sql.getLatest : sql.getStep, values),
       );
       const row = rows[0];
       if (row === undefined) return undefined;
-      if (row.refs === null) return toRecord(thread, row);
+      const record = headToRecord(thread, row);
+      if (record.refs === undefined) return record;
     }
     // A linear record (or, by the guess, likely one): read with its chunks, in one statement, so in one
     // snapshot. Fetching the chunks a first read's refs name by a second query instead could miss some that a

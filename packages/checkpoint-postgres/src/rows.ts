@@ -14,7 +14,7 @@ export interface CheckpointRow extends RecordRow {
   chunk: string | null;
 }
 
-/** A checkpoint row as a read of the checkpoint alone (`getLatest`, `getStep`) selects it. */
+/** A checkpoint row as a `withChunks` read selects it, chunk aside (see `HeadRow` for `getLatest`, `getStep`). */
 export interface RecordRow {
   step: number;
   revision: number;
@@ -28,6 +28,16 @@ export interface RecordRow {
   meta: string;
   /** The chunk ids the state references, joined by spaces, or null for a whole state. */
   refs: string | null;
+}
+
+/**
+ * A checkpoint row as a read of the checkpoint alone (`getLatest`, `getStep`) selects it: the state, and in
+ * `head` the JSON array [step, revision, next, interrupted, interrupt_node, interrupt_payload, ts, error, meta,
+ * refs] (next as a JSON array, the rest as `RecordRow` has them).
+ */
+export interface HeadRow {
+  head: string;
+  state: string;
 }
 
 /** A thread summary row as listThreads selects it: the id and core's summary text. */
@@ -72,11 +82,47 @@ export function toRecords(thread: string, rows: readonly CheckpointRow[]): Check
 
 /** The record of one checkpoint row; a linear one (refs set) gets its chunks from `toRecords`. */
 export function toRecord(thread: string, row: RecordRow): CheckpointRecord {
+  return recordOf(thread, row, JSON.parse(row.next) as string[]);
+}
+
+/** `HeadRow.head`, parsed. */
+type HeadFields = [
+  step: number,
+  revision: number,
+  next: string[],
+  interrupted: boolean,
+  interruptNode: string | null,
+  interruptPayload: string,
+  ts: number,
+  error: string | null,
+  meta: string,
+  refs: string | null,
+];
+
+/** The record of a `HeadRow`; a linear one (refs set) is read again with its chunks. */
+export function headToRecord(thread: string, row: HeadRow): CheckpointRecord {
+  const h = JSON.parse(row.head) as HeadFields;
+  const fields = {
+    step: h[0],
+    revision: h[1],
+    state: row.state,
+    interrupted: h[3],
+    interrupt_node: h[4],
+    interrupt_payload: h[5],
+    ts: h[6],
+    error: h[7],
+    meta: h[8],
+    refs: h[9],
+  };
+  return recordOf(thread, fields, h[2]);
+}
+
+function recordOf(thread: string, row: Omit<RecordRow, 'next'>, next: string[]): CheckpointRecord {
   const record: CheckpointRecord = {
     thread,
     step: row.step,
     state: row.state,
-    next: JSON.parse(row.next) as string[],
+    next,
     interrupted: row.interrupted,
     interruptNode: row.interrupt_node,
     interruptPayload: row.interrupt_payload,
