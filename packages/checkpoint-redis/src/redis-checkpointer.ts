@@ -419,7 +419,10 @@ export class RedisCheckpointer extends BaseCheckpointer {
       [checkpoints, keys.chunks(thread), head],
       [keys.statePrefix(thread), thread],
     );
-    return this.decodeReply(thread, reply)[0];
+    if (typeof reply !== 'string') return this.decodeReply(thread, reply)[0];
+    // The usual step, `<step> <packed field>` (see READ_LATEST).
+    const cut = reply.indexOf(' ');
+    return this.decodeReply(thread, [[reply.slice(0, cut), reply.slice(cut + 1), false], []])[0];
   }
 
   protected readRecords(thread: string, opts: ListOptions): Promise<CheckpointRecord[]> {

@@ -314,15 +314,20 @@ return read_steps(steps, KEYS[1], KEYS[3], ARGV[4], ARGV[5])`,
 );
 
 /**
- * get of the latest step: the head's, as READ_STEPS returns it. READ answers the same with six more arguments,
- * and ioredis spends CPU on every argument of a call (measured in the bench README).
+ * get of the latest step: the head's, as READ_STEPS returns it, or, when its packed field holds its whole state
+ * (kind `s`, no refs: the usual step), the one string `<step> <packed field>`. READ answers the same with six
+ * more arguments and a nested reply, and ioredis spends CPU on every argument of a call and every element of a
+ * reply (measured in the bench README).
  * KEYS: checkpoints, chunks, head. ARGV: state key prefix, thread.
  */
 export const READ_LATEST = lua(
   'read-latest',
   `${READ_STEPS}
 local step = redis.call('HGET', KEYS[3], 'step')
-return read_steps(step and {step} or {}, KEYS[1], KEYS[2], ARGV[1], ARGV[2])`,
+if not step then return {{}, {}} end
+local packed = redis.call('HGET', KEYS[1], step)
+if packed and string.find(packed, '^%d+ %-?%d+ s %d+ \\n') then return step .. ' ' .. packed end
+return read_steps({step}, KEYS[1], KEYS[2], ARGV[1], ARGV[2])`,
 );
 
 /**
