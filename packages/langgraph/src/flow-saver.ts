@@ -293,7 +293,7 @@ export class FlowSaver extends BaseCheckpointSaver {
       if (pending !== undefined) return pending;
       const known = cache.known.get(id);
       if (known !== undefined) return known;
-      if (!waitForPuts || cache.busy.size === 0) break;
+      if (!waitForPuts || cache.busy === 0) break;
       // LangGraph may write a task's results before it calls `put` for their checkpoint (it chains each put
       // after the one before): wait for that put, or until this thread has none under way, then look again.
       await cache.putOf(id);
@@ -334,8 +334,10 @@ export class FlowSaver extends BaseCheckpointSaver {
         : (this.#knownNow(cache, where.id) ?? (await this.#known(where, cache, where.id, false)));
     if (parent !== undefined) {
       // Channels the checkpoint did not change (not in newVersions) keep their value from the parent.
-      for (const [ch, version] of Object.entries(checkpoint.channel_versions)) {
+      const versions = checkpoint.channel_versions;
+      for (const ch of Object.keys(versions)) {
         if (ch in newVersions || values[ch] !== undefined) continue;
+        const version = versions[ch] as number;
         const was = parent.versions[ch];
         const value = parent.values[ch];
         if (value !== undefined && was !== undefined && compareChannelVersions(was, version) === 0)
@@ -348,28 +350,32 @@ export class FlowSaver extends BaseCheckpointSaver {
     const before = stopsAt(checkpoint, this.#breakpoints.interruptBefore, next);
     const after = parent && stopsAt(checkpoint, this.#breakpoints.interruptAfter, parent.next);
     const stop = before ?? after;
-    const build = (step: number, sorted: boolean) =>
-      new FlowCheckpoint({
+    const ts = flowTs(checkpoint.ts);
+    const build = (step: number, sorted: boolean) => {
+      const langgraph: LangGraphFacts = {
+        thread_id: where.threadId,
+        checkpoint_ns: where.ns,
+        checkpoint_id: checkpoint.id,
+        parent_id: where.id ?? null,
+        parent_step: parent?.step ?? null,
+        sorted,
+      };
+      if (stop === undefined)
+        return new FlowCheckpoint({ thread: where.thread, step, state, next, ts, meta: { langgraph } });
+      return new FlowCheckpoint({
         thread: where.thread,
         step,
         state,
         next,
-        ts: flowTs(checkpoint.ts),
+        ts,
         // A static breakpoint: no question waits, the run goes on when resumed without an answer.
-        ...(stop === undefined ? {} : { interrupted: true, interruptNode: stop, interruptPayload: null }),
-        meta: {
-          ...(before === undefined ? {} : { interruptBefore: true }),
-          ...(before === undefined && after !== undefined ? { interruptAfter: true } : {}),
-          langgraph: {
-            thread_id: where.threadId,
-            checkpoint_ns: where.ns,
-            checkpoint_id: checkpoint.id,
-            parent_id: where.id ?? null,
-            parent_step: parent?.step ?? null,
-            sorted,
-          } satisfies LangGraphFacts,
-        },
+        interrupted: true,
+        interruptNode: stop,
+        interruptPayload: null,
+        meta:
+          before === undefined ? { interruptAfter: true, langgraph } : { interruptBefore: true, langgraph },
       });
+    };
     const known = (step: number, sorted: boolean): Known => ({
       id: checkpoint.id,
       step,

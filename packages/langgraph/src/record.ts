@@ -1,4 +1,4 @@
-import type { Checkpoint as FlowCheckpoint } from '@flow/core';
+import { type Checkpoint as FlowCheckpoint, normalizeTimestamp } from '@flow/core';
 import type { Checkpoint } from '@langchain/langgraph-checkpoint';
 import type { StoredValue } from './stored-value.js';
 
@@ -46,7 +46,15 @@ export function stateOf(cp: FlowCheckpoint): LangGraphState {
   return cp.state as LangGraphState;
 }
 
-/** A usable @flow `ts` from LangGraph's: its own when it parses, else '' (put stamps the time). */
+/**
+ * A usable @flow `ts` from LangGraph's: its own when it parses, else '' (put stamps the time). LangGraph's own
+ * (`toISOString()`) passes core's shape check without a `Date.parse`.
+ */
 export function flowTs(ts: unknown): string {
-  return typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? ts : '';
+  if (typeof ts !== 'string') return '';
+  try {
+    return normalizeTimestamp(ts, 'ts');
+  } catch {
+    return '';
+  }
 }

@@ -21,8 +21,8 @@ export class ThreadCache {
   readonly known = new Map<string, Known>();
   /** Puts under way, by checkpoint id: writes for a checkpoint wait for its put. */
   readonly pending = new Map<string, Promise<Known | undefined>>();
-  /** The puts under way on the thread. */
-  readonly busy = new Set<Promise<unknown>>();
+  /** How many puts are under way on the thread. */
+  busy = 0;
   /** Writes waiting for the put of a checkpoint this process has not seen yet, by checkpoint id. */
   readonly #awaited = new Map<string, (() => void)[]>();
   #idleCheck = false;
@@ -42,18 +42,16 @@ export class ThreadCache {
       this.latest = { step: known.step, id: known.id, sorted: known.sorted };
   }
 
+  /** Counts `promise` as a put under way until it settles (one reaction, not a settled copy and another). */
   track<T>(promise: Promise<T>): Promise<T> {
-    const settled = promise.then(
-      () => {},
-      () => {},
-    );
-    this.busy.add(settled);
-    settled.then(() => {
-      this.busy.delete(settled);
-      if (this.busy.size === 0) this.#whenIdle();
-    });
+    this.busy++;
+    promise.then(this.#settled, this.#settled);
     return promise;
   }
+
+  readonly #settled = (): void => {
+    if (--this.busy === 0) this.#whenIdle();
+  };
 
   /** Notes the put of checkpoint `id` under way, and wakes the writes waiting for it. */
   putting(id: string, done: Promise<Known | undefined>): void {
@@ -75,7 +73,7 @@ export class ThreadCache {
       const waiting = this.#awaited.get(id);
       if (waiting === undefined) this.#awaited.set(id, [resolve]);
       else waiting.push(resolve);
-      if (this.busy.size === 0) this.#whenIdle();
+      if (this.busy === 0) this.#whenIdle();
     });
   }
 
@@ -84,7 +82,7 @@ export class ThreadCache {
     this.#idleCheck = true;
     setImmediate(() => {
       this.#idleCheck = false;
-      if (this.busy.size > 0) return; // a put came meanwhile: its end checks again
+      if (this.busy > 0) return; // a put came meanwhile: its end checks again
       const waiting = [...this.#awaited.values()];
       this.#awaited.clear();
       for (const list of waiting) for (const wake of list) wake();
@@ -112,7 +110,7 @@ export class ThreadCaches {
       cache = new ThreadCache(this.checkpointer, thread);
       if (this.#threads.size >= this.size) {
         for (const [key, old] of this.#threads) {
-          if (old.busy.size === 0) {
+          if (old.busy === 0) {
             this.#threads.delete(key);
             break;
           }

@@ -20,6 +20,7 @@ interface Held {
  */
 export class WriteBatch {
   readonly #held = new Map<number, Held>();
+  /** A flush at the end of this turn is queued; a put's flush leaves it queued for the next writes. */
   #scheduled = false;
 
   constructor(
@@ -39,14 +40,18 @@ export class WriteBatch {
       held.waiters.push({ resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(this.#endOfTurn);
       }
     });
   }
 
+  readonly #endOfTurn = (): void => {
+    this.#scheduled = false;
+    this.flush();
+  };
+
   /** Sends what is held now (called by each put of the thread just before it goes, and at the turn's end). */
   flush(): void {
-    this.#scheduled = false;
     if (this.#held.size === 0) return;
     const held = [...this.#held];
     this.#held.clear();
