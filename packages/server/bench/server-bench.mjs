@@ -247,6 +247,17 @@ async function benchAnswer(app, handler, url) {
   const expectDone = (status, result) => {
     if (status !== 200 || result.status !== 'done') throw new Error(`answer: ${status} ${result.status}`);
   };
+  /** One answer POSTed over HTTP through `via` (serve's client or the floor's). */
+  const answerOver = async (via, runs) => {
+    const run = runs.shift();
+    const answer = await via.request(
+      'POST',
+      path(run),
+      { ...AUTH, 'content-type': 'application/json' },
+      body(run),
+    );
+    expectDone(answer.status, answer.body);
+  };
   const sides = {
     'app.resume': async (runs) => {
       const run = runs.shift();
@@ -263,26 +274,8 @@ async function benchAnswer(app, handler, url) {
       );
       expectDone(answer.status, await answer.json());
     },
-    http: async (runs) => {
-      const run = runs.shift();
-      const answer = await client.request(
-        'POST',
-        path(run),
-        { ...AUTH, 'content-type': 'application/json' },
-        body(run),
-      );
-      expectDone(answer.status, answer.body);
-    },
-    floor: async (runs) => {
-      const run = runs.shift();
-      const answer = await viaFloor.request(
-        'POST',
-        path(run),
-        { ...AUTH, 'content-type': 'application/json' },
-        body(run),
-      );
-      expectDone(answer.status, answer.body);
-    },
+    http: (runs) => answerOver(client, runs),
+    floor: (runs) => answerOver(viaFloor, runs),
   };
   let next = 0;
   const prepare = async () => {
