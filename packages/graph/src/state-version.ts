@@ -1,4 +1,5 @@
 import { type Checkpoint, type Checkpointer, FlowError } from '@flow/core';
+import { isObjectLike } from './apply-updates.js';
 import { GraphValidationError } from './errors.js';
 import type { State } from './types.js';
 
@@ -21,7 +22,7 @@ export interface StateVersionOptions {
   migrate?: Readonly<Record<number, StateMigration>>;
 }
 
-/** A stored state is newer than this graph, or no migration leads from its version to the graph's. */
+/** A stored state is newer than this graph, no migration leads from its version to the graph's, or one returned a non-object. */
 export class StateVersionError extends FlowError {
   readonly thread: string;
   readonly step: number;
@@ -75,6 +76,15 @@ export function versionOf(cp: Checkpoint): number {
   return v === undefined ? 1 : (v as number);
 }
 
+/** What a migration returned, for the error that refuses it. */
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'string') return q(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return String(value);
+}
+
 /** `cp` with its state brought to the graph's version; rejects a newer state or a missing migration. */
 export async function upgrade<C extends Checkpoint>(cp: C, versioning: StateVersioning): Promise<C> {
   const found = versionOf(cp);
@@ -95,6 +105,14 @@ export async function upgrade<C extends Checkpoint>(cp: C, versioning: StateVers
     if (step === undefined)
       throw new StateVersionError({ ...at, detail: `no migrate[${v}] to go on from ${v}` });
     state = await step(state);
+    // A state is an object of keys: anything else (a migration that forgot its `return`) would be written on as the
+    // run's state and lose every key, so it is refused here, before anything runs or is written.
+    if (!isObjectLike(state)) {
+      throw new StateVersionError({
+        ...at,
+        detail: `migrate[${v}] returned ${shapeOf(state)}, not an object of state keys`,
+      });
+    }
   }
   return cp.with({ state, meta: { ...cp.meta, stateVersion: expected, migratedFrom: found } }) as C;
 }

@@ -8,8 +8,8 @@ type V1 = { name: string; log: string[] };
 type V3 = { first: string; last: string; greeting: string; log: string[] };
 const concat = (a: string[], b: string[]) => [...a, ...b];
 
-// The backends that store `meta` so far; SQLite and file join when they do (their rows drop it today).
-const backends = allBackends().filter((b) => ['memory', 'postgres', 'redis'].includes(b.name));
+// Every backend stores a checkpoint's `meta`, so the versions hold on all five.
+const backends = allBackends();
 
 describe.each(backends)('state versions on $name', ({ create }) => {
   let checkpointer: Checkpointer;
@@ -157,6 +157,38 @@ describe.each(backends)('state versions on $name', ({ create }) => {
       .compile({ checkpointer, stateVersion: 3, migrate: { 2: migrate[2] } });
     await expect(app.getState('gap')).rejects.toThrow(/no migrate\[1\]/);
   });
+
+  it.each([
+    ['nothing', () => undefined, /returned undefined/],
+    ['null', () => null, /returned null/],
+    ['an array', () => [], /returned an array/],
+    ['a number', async () => 5, /returned 5/],
+  ])(
+    'a migration that returns %s is a StateVersionError naming it, and nothing is written',
+    async (_, fn, message) => {
+      await v1().invoke({ name: 'Ada Lovelace', log: [] }, { thread: 'lost' });
+      const before = await checkpointer.list('lost');
+      const app = new StateGraph<V3>({ reducers: { log: concat } })
+        .addNode('start', () => ({}))
+        .addNode('review', (_s, ctx) => ({ log: [String(ctx.interrupt('ok?'))] }))
+        .addEdge(START, 'start')
+        .addEdge('start', 'review')
+        .compile({ checkpointer, stateVersion: 3, migrate: { 1: migrate[1], 2: fn as never } });
+      for (const attempt of [
+        () => app.getState('lost'),
+        () => app.history('lost'),
+        () => app.resume('lost', { answer: 'yes' }),
+        () => app.resume('lost'),
+      ]) {
+        const error = await attempt().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StateVersionError);
+        expect(error).toMatchObject({ code: 'STATE_VERSION', thread: 'lost', found: 1, expected: 3 });
+        expect((error as Error).message).toMatch(/migrate\[2\]/);
+        expect((error as Error).message).toMatch(message);
+      }
+      expect(await checkpointer.list('lost')).toEqual(before);
+    },
+  );
 
   it('refuses to resume a frontier that names a deleted node, before anything is written', async () => {
     await v1().invoke({ name: 'a b', log: [] }, { thread: 'gone' });
