@@ -45,7 +45,8 @@ export async function pruneSteps(
     const s = stageStepOf(name);
     if (s !== undefined && gone.has(s)) await rm(join(dir, name), { recursive: true, force: true });
   }
-  if (doomed.length > 0 && entries.includes(CHUNKS_DIR)) {
+  // Also when no step went: an overwritten step (a rekey) leaves the chunks of its old state behind.
+  if (entries.includes(CHUNKS_DIR)) {
     await collectUnreferenced(
       dir,
       thread,

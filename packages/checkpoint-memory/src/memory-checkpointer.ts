@@ -201,7 +201,8 @@ export class MemoryCheckpointer extends BaseCheckpointer {
       this.#writes.deleteStep(thread, step);
       removed++;
     }
-    if (removed > 0) dropUnreferenced(entry);
+    // Also when no checkpoint went: an overwritten step (a rekey) leaves the chunks of its old state behind.
+    dropUnreferenced(entry);
     return removed;
   }
 

@@ -217,7 +217,8 @@ export class SqliteCheckpointer extends BaseCheckpointer {
       (params: { thread: string; beforeStep: number | null; olderThan: number | null }) => {
         s.pruneWrites.run(params);
         const removed = s.prune.run(params).changes;
-        if (removed > 0) s.pruneChunks.run({ thread: params.thread });
+        // Also when no checkpoint went: an overwritten step (a rekey) leaves the chunks of its old state behind.
+        s.pruneChunks.run({ thread: params.thread });
         return removed;
       },
     ).immediate;

@@ -232,6 +232,23 @@ export const linearStorageSuite: ConformanceSuite = {
         expect(await countChunks(cp, 't')).toBeLessThan(total - ofFirst);
         await expectExact(cp, 't', second.slice(19), 39);
       });
+
+      it('a prune that removes no checkpoint still drops the chunks of overwritten steps (a rekey rewrites every step)', async () => {
+        const cp = await kit.create();
+        const first = Array.from({ length: 12 }, (_, n) => ({ messages: messages(n + 12, 0, 'first') }));
+        const second = Array.from({ length: 12 }, (_, n) => ({ messages: messages(n + 12, 0, 'second') }));
+        await putAll(cp, 't', first);
+        // Unconditional puts over every step: nothing references the chunks of `first` any more.
+        await putAll(cp, 't', second);
+        const before = await countChunks(cp, 't');
+        await putAll(cp, 'fresh', second);
+        const fresh = await countChunks(cp, 'fresh');
+        expect(await cp.prune('t', { beforeStep: 0 })).toBe(0);
+        const after = await countChunks(cp, 't');
+        expect(after).toBeLessThan(before);
+        expect(after).toBeLessThanOrEqual(fresh);
+        await expectExact(cp, 't', second);
+      });
     } else {
       it('chunk clean-up: not declared by harness (no countChunks), so prune and deleteThread leaving no chunk are not checked', () => {
         expect(kit.countChunks).toBeUndefined();

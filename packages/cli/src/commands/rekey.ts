@@ -112,6 +112,10 @@ export async function rekeyCommand(
         show();
       }
       if (!seen && opts.thread !== undefined) throw threadNotFound(thread);
+      // A rewritten step's state is stored anew: the chunks of its old one (a large state's parts, under the
+      // old key or in plaintext) are referenced no more. A prune that removes no checkpoint (no step is below
+      // 0) drops them, so nothing readable with a retired key, or in the clear, stays behind.
+      if (seen) await store.prune(thread, { beforeStep: 0 });
       result.threads++;
     }
   } finally {
