@@ -4,6 +4,7 @@ import { CliError, UsageError } from './errors.js';
 import { type CliIo, processIo } from './io.js';
 import { OutputClosed } from './process-stream.js';
 import { buildProgram } from './program.js';
+import { isEncryptedWithoutKeys } from './store/encryption.js';
 
 function describeError(error: unknown, debug: boolean): string {
   if (debug && error instanceof Error) {
@@ -14,6 +15,8 @@ function describeError(error: unknown, debug: boolean): string {
     }
     return text;
   }
+  // Not damage: the store is encrypted and FLOW_KEYS was not given. Say where, without "corrupt checkpoint".
+  if (isEncryptedWithoutKeys(error)) return `${error.location}: ${error.detail}`;
   const message = error instanceof Error ? error.message : String(error);
   // One line, whatever the driver put in its message.
   return message.replace(/\s*\n\s*/g, ' ');

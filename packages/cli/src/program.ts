@@ -21,7 +21,7 @@ import { registerGraphCommands } from './graph-commands.js';
 import type { CliIo } from './io.js';
 import { parseInteger, parseKeyList, parseOlderThan, parseStep } from './parse-options.js';
 import { registerRekey } from './rekey-program.js';
-import { storeSerializer } from './store/encryption.js';
+import { readingSerializer, storeSerializer } from './store/encryption.js';
 import { type OpenStoreOptions, withStore } from './store/open-store.js';
 import { parseStoreUrl, resolveStoreUrl, type StoreSpec } from './store/store-url.js';
 
@@ -77,7 +77,7 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
 
   /** Runs a command against the store of `--store`, closing it afterwards. */
   const onStore = (cmd: Command, options: OpenStoreOptions, fn: (store: Checkpointer) => Promise<void>) =>
-    withStore(storeOf(cmd, io), { ...options, env: io.env, serializer: storeSerializer(io.env) }, fn);
+    withStore(storeOf(cmd, io), { ...options, env: io.env, serializer: readingSerializer(io.env) }, fn);
   const json = () => new Option('--json', 'print one JSON document');
   const redact = () =>
     new Option('--redact <keys>', 'mask these keys (comma-separated) at any depth of the state and payload');
@@ -199,11 +199,15 @@ export function buildProgram(ctx: Context, io: CliIo): Command {
       const to = parseStoreUrl(opts.to);
       const thread = opts.thread === undefined ? undefined : threadArg(opts.thread);
       // Both sides with the same keys: a copy keeps thread and step, so its values stay readable.
+      // Without FLOW_KEYS, an encrypted source is refused (set FLOW_KEYS) rather than copied as ciphertext.
       const serializer = storeSerializer(io.env);
-      await withStore(from, { mustExist: true, env: io.env, serializer }, (source) =>
-        withStore(to, { env: io.env, serializer }, async (target) => {
-          await copyCommand(ctx, source, target, thread === undefined ? {} : { thread });
-        }),
+      await withStore(
+        from,
+        { mustExist: true, env: io.env, serializer: readingSerializer(io.env) },
+        (source) =>
+          withStore(to, { env: io.env, serializer }, async (target) => {
+            await copyCommand(ctx, source, target, thread === undefined ? {} : { thread });
+          }),
       );
     });
 

@@ -9,7 +9,7 @@ import {
 } from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBin, runJson } from './support/run-bin.js';
-import { createStore, type StoreFixture } from './support/stores.js';
+import { createStore, type StoreFixture, usingStore } from './support/stores.js';
 
 const SECRET = 'sk-live-secret-in-state';
 const k1 = randomBytes(32);
@@ -159,6 +159,44 @@ describe('flow on encrypted Postgres stores (FLOW_KEYS)', () => {
       stateVersion: number;
     }[];
     expect(json.map((c) => c.stateVersion)).toEqual([1, 2, 2, 2]);
+  });
+
+  it('without FLOW_KEYS, reading an encrypted store says to set it (exit 1) instead of showing ciphertext', async () => {
+    const { store, using } = await freshStore();
+    const target = await createStore('sqlite');
+    fixtures.push(target);
+    await using(encryptedSerializer({ keys: { k1 }, current: 'k1' }), async (cp) => {
+      await writeRun(cp, 'small');
+      // A growing list: stored as chunks, whose skeleton is not readable without the key either.
+      const log: string[] = [];
+      for (let step = 0; step < 4; step++) {
+        log.push(`${SECRET} ${'x'.repeat(3000)}`);
+        await cp.put(new Checkpoint({ thread: 'large', step, state: { log }, next: ['work'] }));
+      }
+    });
+    const flow = (...args: string[]) => runBin(args, { env: {} });
+    const refusal =
+      /thread "(small|large)" step \d+: state cannot be decoded: encrypted under key id "k1", and FLOW_KEYS is not set/;
+    for (const args of [
+      ['show', 'small'],
+      ['show', 'large'],
+      ['history', 'small'],
+      ['history', 'large', '--json'],
+    ]) {
+      const run = await flow(...args, '--store', store.url);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(refusal);
+      expect(run.stderr).not.toContain('corrupt');
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    // Listing needs no key.
+    expect((await flow('threads', '--store', store.url)).code).toBe(0);
+    // A copy without the keys stops before writing anything: no ciphertext copied as if it were the state.
+    const copied = await flow('copy', '--from', store.url, '--to', target.url);
+    expect(copied.code).toBe(1);
+    expect(copied.stderr).toMatch(refusal);
+    expect(await usingStore(target, (cp) => cp.listThreads())).toEqual([]);
   });
 
   it('usage errors: rekey without FLOW_KEYS, without a thread or --all, and a malformed FLOW_KEYS', async () => {

@@ -1,6 +1,9 @@
 import {
+  CorruptCheckpointError,
+  ENVELOPE_PREFIX,
   type EncryptedSerializer,
   isFlowError,
+  jsonSerializer,
   type SerializeContext,
   type Serializer,
   serializerFromEnv,
@@ -21,6 +24,70 @@ export function storeSerializer(
     if (isFlowError(error, 'INVALID_ARGUMENT')) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** The stored text of an encrypted value: a JSON string of the envelope prefix and base64url. */
+const ENVELOPE_TEXT = new RegExp(`^"${ENVELOPE_PREFIX}([A-Za-z0-9_-]+)"$`);
+
+/**
+ * The key id an encrypted value's stored text names, or `undefined` when the text is not an envelope: a format
+ * byte (1 or 2), the id's length, the id, and at least a tag after it.
+ */
+function envelopeKeyId(text: string): string | undefined {
+  if (!text.startsWith(`"${ENVELOPE_PREFIX}`)) return undefined;
+  const body = ENVELOPE_TEXT.exec(text)?.[1];
+  if (body === undefined) return undefined;
+  const bytes = Buffer.from(body, 'base64url');
+  const length = bytes[1] ?? 0;
+  if ((bytes[0] !== 1 && bytes[0] !== 2) || length < 1 || bytes.length < 2 + length + 16) return undefined;
+  const id = bytes.toString('utf8', 2, 2 + length);
+  return /^[A-Za-z0-9_.-]{1,64}$/.test(id) ? id : undefined;
+}
+
+function placeOf(ctx: SerializeContext | undefined): string {
+  if (ctx === undefined) return 'a value';
+  const at = `thread ${JSON.stringify(ctx.thread)}`;
+  if (ctx.field === 'chunk') return `${at} chunk ${JSON.stringify(ctx.chunk)}`;
+  return `${at} step ${ctx.step} ${ctx.field === 'write' ? `write ${JSON.stringify([ctx.node, ctx.key])}` : ctx.field}`;
+}
+
+/** What a refusal by `plaintextReader` says, in `CorruptCheckpointError#detail`. */
+const NO_KEYS = 'FLOW_KEYS is not set';
+
+/** Whether `error` is a value `plaintextReader` refused: the store is encrypted, not damaged. */
+export function isEncryptedWithoutKeys(error: unknown): error is CorruptCheckpointError {
+  return (
+    isFlowError(error, 'CORRUPT_CHECKPOINT') &&
+    typeof (error as CorruptCheckpointError).detail === 'string' &&
+    (error as CorruptCheckpointError).detail.includes(NO_KEYS)
+  );
+}
+
+/**
+ * What the commands that read values use without `FLOW_KEYS`: the default serializer, except that a value
+ * stored by `encryptedSerializer` is refused with a message saying to set `FLOW_KEYS`, instead of being shown
+ * as its ciphertext (or, for a large state, failing as if the store were damaged).
+ */
+export const plaintextReader: Serializer = {
+  serialize: (value, ctx) => jsonSerializer.serialize(value, ctx),
+  deserialize: (text, ctx) => {
+    const id = envelopeKeyId(text);
+    if (id !== undefined) {
+      throw new CorruptCheckpointError(
+        placeOf(ctx),
+        `encrypted under key id ${JSON.stringify(id)}, and ${NO_KEYS} (FLOW_KEYS=id:base64key,... reads it)`,
+      );
+    }
+    return jsonSerializer.deserialize(text, ctx);
+  },
+};
+
+/**
+ * The serializer for a command that reads values: `FLOW_KEYS`'s, or without it `plaintextReader`. Commands that
+ * write values into a store keep `storeSerializer` (the backend's default serializer without `FLOW_KEYS`).
+ */
+export function readingSerializer(env: Readonly<Record<string, string | undefined>>): Serializer {
+  return storeSerializer(env) ?? plaintextReader;
 }
 
 /** Where a stored value sits, as a map key. */
