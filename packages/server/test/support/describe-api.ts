@@ -400,6 +400,20 @@ export function describeApi(kind: StoreKind, via: 'serve' | 'fetch' = 'serve'): 
       expectError(await call('GET', runs('doomed')), 404, 'THREAD_NOT_FOUND');
     });
 
+    it('DELETE of a run that a call is running (its lease live) is 409 THREAD_BUSY and removes nothing', async () => {
+      // A run in flight would write its next step into the deleted thread, which would come back without
+      // its history: the thread's lease, as a worker or another server holds it while running it.
+      await start('leased');
+      const store = stores[0]!;
+      expect(await store.acquireLease('leased', { owner: 'a-worker', ttlMs: 30_000 })).toBeDefined();
+      expectError(await call('DELETE', runs('leased')), 409, 'THREAD_BUSY');
+      expect((await call('GET', runs('leased'))).body).toMatchObject({ thread: 'leased', step: 2 });
+      await store.releaseLease('leased', 'a-worker');
+      expect(await call('DELETE', runs('leased'))).toMatchObject({ status: 200, body: { removed: 3 } });
+      // The delete's own hold on the thread is gone with it: a new run of that id starts at once.
+      expect((await start('leased')).status).toBe(200);
+    });
+
     it('answers API errors as JSON that is never cached, and sends no CORS headers unless configured', async () => {
       const answer = await call('GET', '/api/graphs', undefined, { origin: 'https://evil.example' });
       expect(answer.headers.get('cache-control')).toBe('no-store');
