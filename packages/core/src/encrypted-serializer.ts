@@ -145,6 +145,20 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
   const valueIv = valuePrefix.subarray(valuePrefix.length - IV_BYTES);
   const nullHeader = header(FORMAT_NULL, current);
   const inner = options.inner ?? jsonSerializer;
+  if (
+    typeof inner !== 'object' ||
+    inner === null ||
+    typeof inner.serialize !== 'function' ||
+    typeof inner.deserialize !== 'function'
+  ) {
+    throw new InvalidArgumentError('inner must be a serializer: { serialize(value), deserialize(text) }');
+  }
+  // A string such as 'false' or '1' from the environment must not be taken either way without a word.
+  if (options.allowPlaintext !== undefined && typeof options.allowPlaintext !== 'boolean') {
+    throw new InvalidArgumentError(
+      `allowPlaintext must be true or false, got ${typeof options.allowPlaintext === 'string' ? JSON.stringify(options.allowPlaintext) : typeof options.allowPlaintext}`,
+    );
+  }
   const allowPlaintext = options.allowPlaintext === true;
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   if (!Number.isSafeInteger(cacheBytes) || cacheBytes < 0) {

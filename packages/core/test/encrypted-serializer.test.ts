@@ -397,6 +397,18 @@ describe('encryptedSerializer keys', () => {
     expect(isFlowError(bad(undefined), 'INVALID_ARGUMENT')).toBe(true);
   });
 
+  it('rejects an allowPlaintext that is not a boolean and an inner that is not a serializer', () => {
+    for (const value of ['true', 'false', 1, 0, null]) {
+      const error = bad({ keys: { k1 }, current: 'k1', allowPlaintext: value });
+      expect(isFlowError(error, 'INVALID_ARGUMENT')).toBe(true);
+      expect(error.message).toContain('allowPlaintext must be true or false');
+    }
+    for (const inner of [5, {}, { serialize: () => '' }, 'json']) {
+      expect(bad({ keys: { k1 }, current: 'k1', inner }).message).toContain('inner must be a serializer');
+    }
+    expect(() => encryptedSerializer({ keys: { k1 }, current: 'k1', allowPlaintext: false })).not.toThrow();
+  });
+
   it('accepts a Map, copies the keys (a later change to the buffer changes nothing) and never prints them', () => {
     const key = Buffer.from(k1);
     const s = encryptedSerializer({ keys: new Map([['m', key]]), current: 'm' });
