@@ -88,6 +88,13 @@ function checkOptions(options: HandlerOptions): void {
       `${SERVER}token must be a non-empty string, or false to serve without auth`,
     );
   }
+  // What a client can send back in `Authorization: Bearer <token>`: no spaces or line ends (a header's
+  // whitespace is trimmed or splits it), nothing outside ASCII (clients encode it differently).
+  if (token !== false && !/^[\x21-\x7e]+$/.test(token)) {
+    throw new InvalidArgumentError(
+      `${SERVER}token must be visible ASCII characters, without spaces or line ends, as a client sends it in "Authorization: Bearer <token>"`,
+    );
+  }
   if (maxBodyBytes !== undefined && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)) {
     throw new InvalidArgumentError(`${SERVER}maxBodyBytes must be a positive integer`);
   }

@@ -40,6 +40,14 @@ describe('createHandler and serve options', () => {
       /^\[flow:server\] token must be a non-empty string, or false/,
     );
     expect(() => createHandler({ graphs, token: '' })).toThrow(/token/);
+    // A token no client can send back as `Authorization: Bearer <token>` (a space, a line end, a character
+    // outside visible ASCII, which HTTP clients encode differently) would answer every request with 401.
+    for (const token of ['two words', ' padded ', 'line-end\r\n', 'tab\tbed', 'tök']) {
+      expect(() => createHandler({ graphs, token }), JSON.stringify(token)).toThrow(
+        /^\[flow:server\] token must be visible ASCII characters/,
+      );
+    }
+    expect(() => createHandler({ graphs, token: 'aZ09-._~+/=!#$%&*?@^|' })).not.toThrow();
     expect(() => createHandler({ graphs: { x: {} } as never, token: 't' })).toThrow(
       /graphs.x is not a compiled graph/,
     );
