@@ -24,7 +24,10 @@ export interface FlowServer {
   readonly host: string;
   /** The underlying node:http server. */
   readonly server: Server;
-  /** Stops accepting connections, ends the idle ones, and resolves once the server is closed. */
+  /**
+   * Stops accepting connections, ends the idle ones, and resolves once the server is closed: the answers
+   * still in flight are sent, each ending its connection.
+   */
   close(): Promise<void>;
 }
 
@@ -183,10 +186,19 @@ export async function serve(handler: FlowHandler, options: ServeOptions = {}): P
   // The handler of createHandler answers without Fetch objects here; any other handler gets a Request.
   const exchange = (handler as unknown as Record<symbol, ExchangeHandler | undefined>)[HANDLE_EXCHANGE];
   let base = '';
+  // Once close() is called, each answer still to go out ends its connection: close() then resolves when
+  // the last is sent, instead of waiting out node:http's keep-alive (5 s) on their sockets.
+  let closing = false;
+  const endIfClosing = (res: ServerResponse) => {
+    if (closing && !res.headersSent) res.setHeader('connection', 'close');
+  };
   const server = createServer((req, res) => {
     if (exchange !== undefined) {
       exchange(toIncoming(req, base))
-        .then((out) => writeOutgoing(out, req, res))
+        .then((out) => {
+          endIfClosing(res);
+          writeOutgoing(out, req, res);
+        })
         .catch(() => plain(res, 500, 'INTERNAL', 'internal error: the server could not answer this request'));
       return;
     }
@@ -202,7 +214,10 @@ export async function serve(handler: FlowHandler, options: ServeOptions = {}): P
       return;
     }
     handler(request)
-      .then((response) => writeResponse(response, res))
+      .then((response) => {
+        endIfClosing(res);
+        return writeResponse(response, res);
+      })
       .catch(() => plain(res, 500, 'INTERNAL', 'internal error: the server could not answer this request'));
   });
   await new Promise<void>((resolve, reject) => {
@@ -223,6 +238,7 @@ export async function serve(handler: FlowHandler, options: ServeOptions = {}): P
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        closing = true;
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
       }),
