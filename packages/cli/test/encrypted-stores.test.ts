@@ -68,7 +68,10 @@ async function writeRun(cp: Checkpointer, thread: string) {
 describe('flow on encrypted Postgres stores (FLOW_KEYS)', () => {
   it('migrates a plaintext store: refused without allowPlaintext, read with it, then flow rekey encrypts it', async () => {
     const { store, using } = await freshStore();
-    await using(undefined, (cp) => writeRun(cp, 'old'));
+    await using(undefined, async (cp) => {
+      await writeRun(cp, 'old');
+      await cp.putWrites('old', 2, [{ node: 'work', key: 'result', value: SECRET }]);
+    });
     const flow = (env: Record<string, string>, ...args: string[]) =>
       runBin([...args, '--store', store.url], { env });
 
@@ -85,6 +88,10 @@ describe('flow on encrypted Postgres stores (FLOW_KEYS)', () => {
     const rekey = await flow(K1, 'rekey', 'old');
     expect(rekey).toMatchObject({ code: 0 });
     expect(rekey.stdout).toContain('3 rewritten, 0 already current');
+    // The write keeps its plaintext value: what reads it is FLOW_ALLOW_PLAINTEXT, not a key.
+    expect(rekey.stderr).toContain('1 per-step write stays in plaintext');
+    expect(rekey.stderr).toContain('FLOW_ALLOW_PLAINTEXT=1');
+    expect(rekey.stderr).not.toContain('under older keys');
 
     // Now encrypted: readable with the key, with ts, meta and history kept, and the secret gone from the file.
     const after = (await runJson(['history', 'old', '--json', '--store', store.url], { env: K1 })) as {

@@ -53,18 +53,26 @@ async function rewrite(store: Checkpointer, cp: Checkpoint): Promise<boolean> {
   }
 }
 
-/** How many of the writes stored for (thread, step) are not under `key`. */
-async function staleWritesAt(store: Checkpointer, observer: KeyObserver, cp: Checkpoint, key: string) {
+/** How many of the writes stored for (thread, step) are not under `key`: under another key, and in plaintext. */
+async function staleWritesAt(
+  store: Checkpointer,
+  observer: KeyObserver,
+  cp: Checkpoint,
+  key: string,
+): Promise<{ stale: number; plaintext: number }> {
   let writes: Awaited<ReturnType<Checkpointer['getWrites']>>;
   try {
     writes = await store.getWrites(cp.thread, cp.step);
   } catch (error) {
     // A backend that does not store per-step writes yet has none to count.
-    if (isFlowError(error, 'STORAGE') && /is not supported by this backend$/.test(error.message)) return 0;
+    if (isFlowError(error, 'STORAGE') && /is not supported by this backend$/.test(error.message)) {
+      return { stale: 0, plaintext: 0 };
+    }
     throw error;
   }
   const at = { thread: cp.thread, step: cp.step, field: 'write' as const };
-  return writes.filter((w) => observer.keyAt({ ...at, node: w.node, key: w.key }) !== key).length;
+  const keys = writes.map((w) => observer.keyAt({ ...at, node: w.node, key: w.key }));
+  return { stale: keys.filter((k) => k !== key).length, plaintext: keys.filter((k) => k === null).length };
 }
 
 async function* threadsToRekey(store: Checkpointer, only: string | undefined): AsyncGenerator<string> {
@@ -88,6 +96,8 @@ export async function rekeyCommand(
   opts: RekeyOptions,
 ): Promise<RekeyResult> {
   const result: RekeyResult = { key, threads: 0, rewritten: 0, current: 0, conflicts: 0, staleWrites: 0 };
+  /** Of `staleWrites`, those in plaintext: read only with FLOW_ALLOW_PLAINTEXT once the store is encrypted. */
+  let plaintextWrites = 0;
   const progress = new ProgressLine(ctx.io.stderr);
   const show = () =>
     progress.update(`rekeying: ${plural(result.threads, 'thread')}, ${result.rewritten} rewritten`);
@@ -97,7 +107,9 @@ export async function rekeyCommand(
       for await (const page of checkpointPages(store, thread)) {
         seen = true;
         for (const cp of page) {
-          result.staleWrites += await staleWritesAt(store, observer, cp, key);
+          const writes = await staleWritesAt(store, observer, cp, key);
+          result.staleWrites += writes.stale;
+          plaintextWrites += writes.plaintext;
           if (isUnder(observer, cp, key)) result.current++;
           else if (await rewrite(store, cp)) result.rewritten++;
           else {
@@ -127,10 +139,18 @@ export async function rekeyCommand(
       `rekeyed ${plural(result.threads, 'thread')} under key ${JSON.stringify(key)}: ` +
         `${result.rewritten} rewritten, ${result.current} already current`,
     );
-    if (result.staleWrites > 0) {
+    const underOlderKeys = result.staleWrites - plaintextWrites;
+    const stay = (n: number) => `${plural(n, 'per-step write')} stay${n === 1 ? 's' : ''}`;
+    if (underOlderKeys > 0) {
       ctx.note(
-        `note: ${plural(result.staleWrites, 'per-step write')} stay${result.staleWrites === 1 ? 's' : ''} under older keys ` +
+        `note: ${stay(underOlderKeys)} under older keys ` +
           '(a stored write keeps its first value); keep those keys in FLOW_KEYS until the steps are pruned',
+      );
+    }
+    if (plaintextWrites > 0) {
+      ctx.note(
+        `note: ${stay(plaintextWrites)} in plaintext (a stored write keeps its first value); ` +
+          'they read only with FLOW_ALLOW_PLAINTEXT=1 until the steps are pruned',
       );
     }
   }
