@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { Checkpoint } from '@flow/core';
+import { END, START, StateGraph } from '@flow/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from './support/run-bin.js';
 
@@ -29,6 +30,20 @@ describe('flow history', () => {
     const cp = new SqliteCheckpointer(path);
     for (const [step, fields] of STEPS.entries())
       await cp.put(new Checkpoint({ thread: 'run', step, ...fields }));
+    // A failed run as the engine records it (the failure on a step of its own, with the state and frontier
+    // of the step before it), then resumed once the node works.
+    let fail = true;
+    const app = new StateGraph<{ ok?: boolean }>({})
+      .addNode('work', () => {
+        if (fail) throw new Error('the API is down');
+        return { ok: true };
+      })
+      .addEdge(START, 'work')
+      .addEdge('work', END)
+      .compile({ checkpointer: cp });
+    await expect(app.invoke({}, { thread: 'failed-run' })).rejects.toThrow(/the API is down/);
+    fail = false;
+    await app.resume('failed-run');
     await cp.close();
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -50,6 +65,17 @@ describe('flow history', () => {
       'interrupted',
       'running',
     ]);
+  });
+
+  it('labels the step that records a failure failed, not a resume claim', async () => {
+    const { code, stdout } = await runBin(['history', 'failed-run', '--store', store]);
+    expect(code).toBe(0);
+    const statuses = stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => /^\d+\s+(\S+(?: claim)?)/.exec(line)?.[1]);
+    expect(statuses).toEqual(['done', 'resume claim', 'failed', 'running']);
   });
 
   it('--json keeps the checkpoints as they are stored', async () => {

@@ -20,6 +20,9 @@ function sameFrontier(a: readonly string[], b: readonly string[]): boolean {
  */
 export function isResumeClaim(step: StepSummary, before: StepSummary | undefined): boolean {
   if (before === undefined || before.step !== step.step - 1) return false;
-  if (step.interrupted || step.next.length === 0 || !sameFrontier(step.next, before.next)) return false;
+  // A failed step (the engine records a failure on a step of its own, with the state and frontier of the
+  // step before it) is never a claim.
+  if (step.interrupted || step.failed || step.next.length === 0 || !sameFrontier(step.next, before.next))
+    return false;
   return before.interrupted || before.failed || step.state === before.state;
 }
