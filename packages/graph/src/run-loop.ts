@@ -156,13 +156,15 @@ export async function* runLoop<S extends State>(
     writes: readonly PendingWrite[],
     started: boolean,
   ): Promise<never> => {
+    const at = step + 1;
+    // The step limit is reported at the step that records it, the same words in the record and the rejection.
+    const thrown = error instanceof StepLimitExceeded ? new StepLimitExceeded(thread, at, maxSteps) : error;
     const runError =
-      runErrorOf(error) ??
-      (error instanceof StepLimitExceeded ? { node: null, message: error.message } : undefined);
+      runErrorOf(thrown) ??
+      (thrown instanceof StepLimitExceeded ? { node: null, message: thrown.message } : undefined);
     if (runError === undefined || checkpointer === undefined) throw error;
     // A super-step that started had passed its interruptBefore check: its recovery must not stop again.
     const meta = started ? { superStep, pastInterruptBefore: true } : { superStep };
-    const at = step + 1;
     await commit(
       target,
       { thread, step: at, state, next: frontier, writes, error: runError, meta },
@@ -170,8 +172,7 @@ export async function* runLoop<S extends State>(
     ).catch(
       () => {}, // Someone else moved the run on: the error stands, and there is nothing to record.
     );
-    if (error instanceof StepLimitExceeded) throw new StepLimitExceeded(thread, at, maxSteps);
-    throw error;
+    throw thrown;
   };
 
   while (frontier.length > 0) {

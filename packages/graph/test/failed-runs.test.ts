@@ -72,9 +72,11 @@ describe.each(allBackends())('failed runs on $name', (backend) => {
       step: 4,
       state: { n: 3 },
       next: ['inc'],
-      error: { node: null },
+      error: { node: null, message: error.message },
     });
-    expect((await checkpointer.listThreads({ status: 'failed' })).map((t) => t.thread)).toContain('limit');
+    // The recorded error is the one the call rejected with, word for word (its step included).
+    const info = (await checkpointer.listThreads({ status: 'failed' })).find((t) => t.thread === 'limit');
+    expect(info?.error).toEqual({ node: null, message: error.message });
     expect(await app.resume('limit')).toMatchObject({ status: 'done', state: { n: 5 } });
   });
 });
