@@ -321,9 +321,10 @@ export class MysqlCheckpointer extends BaseCheckpointer {
     return inTransaction(this.#transactions, async (db) => {
       await db.execute(this.#sql.pruneWrites(olderThan), [thread, ...values]);
       const [result] = await db.execute(this.#sql.prune(olderThan), values);
-      const removed = (result as MysqlWriteResult).affectedRows;
-      if (removed > 0) await this.#collectChunks(db, thread);
-      return removed;
+      // Swept even when no checkpoint went: an overwritten step leaves its old chunks unreferenced, and
+      // `flow rekey` counts on this prune to drop them (a plaintext or retired-key copy of the state).
+      await this.#collectChunks(db, thread);
+      return (result as MysqlWriteResult).affectedRows;
     });
   }
 
