@@ -1,6 +1,7 @@
 export { type Awaitable, BaseCheckpointer, type BaseCheckpointerOptions } from './base-checkpointer.js';
 export { Checkpoint, type CheckpointInit, type ThreadInfo } from './checkpoint.js';
 export type { Checkpointer, PutOptions } from './checkpointer.js';
+export { deleteIdleThread, type IdleDeleteResult } from './delete-idle-thread.js';
 export {
   ENVELOPE_PREFIX,
   type EncryptedSerializer,

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { assertThreadId, type ThreadStatus, toPlainJson } from '@flow/core';
+import { assertThreadId, deleteIdleThread, type ThreadStatus, toPlainJson } from '@flow/core';
 import { readJsonObject } from './body.js';
 import type { Incoming, Outgoing } from './exchange.js';
 import type { GraphEntry } from './graphs.js';
@@ -159,33 +158,22 @@ const forkRun: Route = async ({ graph, thread, request, maxBodyBytes }) => {
   return json(await checkpointJson(latest, graph), 201);
 };
 
-/** How long DELETE holds a thread's lease while it removes the thread (released as soon as it is done). */
-const DELETE_LEASE_MS = 60_000;
-
 /**
- * DELETE holds the thread's lease while it removes the thread: a run in flight (a worker's, another
- * server's) holds that lease and would write its next step into the deleted thread, which would come back
- * without its history. So a live lease is 409 THREAD_BUSY, and no run can start while the delete goes on.
+ * DELETE removes a thread only while holding its lease (core's `deleteIdleThread`): a run in flight (a
+ * worker's, another server's) holds that lease and would write its next step into the deleted thread, which
+ * would come back without its history. So a live lease is 409 THREAD_BUSY, and nothing is removed.
  */
 const deleteRun: Route = async ({ graph, thread }) => {
-  const { store } = graph;
-  const leases = typeof store.acquireLease === 'function';
-  const owner = `flow-server-delete/${randomUUID()}`;
-  if (leases && (await store.acquireLease(thread, { owner, ttlMs: DELETE_LEASE_MS })) === undefined) {
+  const result = await deleteIdleThread(graph.store, thread);
+  if (!result.deleted) {
     throw new HttpError(
       409,
       'THREAD_BUSY',
       `thread ${JSON.stringify(thread)} is being run by another call (its lease is live): delete it once that run stops`,
     );
   }
-  let removed: number;
-  try {
-    removed = await store.deleteThread(thread);
-  } finally {
-    if (leases) await store.releaseLease(thread, owner).catch(() => {}); // it expires anyway
-  }
-  if (removed === 0) throw threadNotFound(thread);
-  return json({ removed });
+  if (result.removed === 0) throw threadNotFound(thread);
+  return json({ removed: result.removed });
 };
 
 /**

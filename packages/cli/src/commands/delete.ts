@@ -1,4 +1,4 @@
-import { type Checkpointer, statusOf } from '@flow/core';
+import { type Checkpointer, deleteIdleThread, type Lease, statusOf } from '@flow/core';
 import { confirm } from '../confirm.js';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
@@ -30,7 +30,19 @@ export async function deleteCommand(
       'and its whole history?';
     if (!(await confirm(ctx.io, question))) throw new CliError('not confirmed: nothing was deleted');
   }
-  const removed = await store.deleteThread(thread);
-  if (removed === 0) throw threadNotFound(thread);
-  ctx.print(`deleted thread ${threadLabel(thread)} (${plural(removed, 'checkpoint')})`);
+  // Under the thread's lease: a run in flight would write its next step into the deleted thread.
+  const result = await deleteIdleThread(store, thread);
+  if (!result.deleted) {
+    const by = result.holder === undefined ? '' : ` (${holderText(result.holder)})`;
+    throw new CliError(
+      `thread ${threadLabel(thread)} is being run${by}: nothing was deleted; delete it once that run stops`,
+    );
+  }
+  if (result.removed === 0) throw threadNotFound(thread);
+  ctx.print(`deleted thread ${threadLabel(thread)} (${plural(result.removed, 'checkpoint')})`);
+}
+
+/** Who holds a lease, for a person: its owner, where it runs, and until when. */
+function holderText(lease: Lease): string {
+  return `by ${lease.owner} on ${lease.host}, pid ${lease.pid}, lease until ${lease.expiresAt}`;
 }

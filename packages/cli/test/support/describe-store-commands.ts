@@ -216,6 +216,29 @@ export function describeStoreCommands(kind: StoreKind): void {
       });
     });
 
+    it('delete of a thread a run holds (its lease live) exits 1 and removes nothing', async () => {
+      const owner = 'worker-7/run';
+      await usingStore(store, async (cp) => {
+        expect(await cp.acquireLease('delete-me', { owner, ttlMs: 60_000 })).toBeDefined();
+      });
+      try {
+        const refused = await flow('delete', 'delete-me', '--yes');
+        expect(refused).toMatchObject({ code: 1, stdout: '' });
+        expect(refused.stderr).toMatch(
+          new RegExp(
+            `^error: thread delete-me is being run \\(by ${owner} on .+, pid ${process.pid}, lease until .+\\): ` +
+              'nothing was deleted; delete it once that run stops\n$',
+          ),
+        );
+        await usingStore(store, async (cp) => {
+          expect((await cp.list('delete-me')).map((c) => c.step)).toEqual([1, 0]);
+          expect((await cp.getLease('delete-me'))?.owner).toBe(owner); // the run's lease is untouched
+        });
+      } finally {
+        await usingStore(store, (cp) => cp.releaseLease('delete-me', owner));
+      }
+    });
+
     it('delete --yes removes the whole thread; an unknown thread exits 1', async () => {
       const deleted = await flow('delete', 'delete-me', '--yes');
       expect(deleted).toEqual({ code: 0, stdout: 'deleted thread delete-me (2 checkpoints)\n', stderr: '' });
