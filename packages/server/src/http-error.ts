@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'INVALID_UPDATE'
   | 'NOT_IMPLEMENTED'
   | 'STORAGE'
+  | 'CORRUPT_CHECKPOINT'
   | 'INTERNAL';
 
 /** The body of every error answer. `node` is set for the failures of a run that a node caused. */
@@ -51,6 +52,9 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   STEP_LIMIT: 422,
   INVALID_UPDATE: 422,
   STORAGE: 503,
+  // The store holds a record that fails its checks (tampered, or encrypted under a key the server lacks): the
+  // server's fault, not the request's, but its message names the record and never holds plaintext or a key.
+  CORRUPT_CHECKPOINT: 500,
 };
 
 /** The failures of a run: they say which node, and only the message (a stack would leak the code). */

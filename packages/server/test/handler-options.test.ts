@@ -1,7 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PostgresCheckpointer } from '@flow/checkpoint-postgres';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
-import type { Checkpointer } from '@flow/core';
+import { type Checkpointer, encryptedSerializer } from '@flow/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, isLoopbackHost, serve } from '../src/index.js';
 import { client, path } from './support/client.js';
@@ -169,6 +173,44 @@ describe('createHandler and serve options', () => {
     expect(text).not.toContain('secret-state-value');
     expect(seen).toEqual([['secret-state-value', { method: 'GET', path: '/api/graphs/pipeline/runs' }]]);
     await broken.close();
+  });
+
+  it('a record the server cannot authenticate is 500 CORRUPT_CHECKPOINT naming it, never its plaintext', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'flow-server-corrupt-'));
+    const file = join(dir, 'runs.db');
+    const writer = new SqliteCheckpointer(file, {
+      serializer: encryptedSerializer({ keys: { k1: randomBytes(32) }, current: 'k1' }),
+    });
+    // The server's checkpointer has another key under the same id: every stored value fails authentication.
+    const reader = new SqliteCheckpointer(file, {
+      serializer: encryptedSerializer({ keys: { k1: randomBytes(32) }, current: 'k1' }),
+    });
+    try {
+      await reviewGraph(writer).invoke({ topic: 'secret-topic-7', log: [] }, { thread: 'post-9' });
+      const seen: string[] = [];
+      const handler = createHandler({
+        graphs: { pipeline: reviewGraph(reader) },
+        token: 'tok',
+        onError: (error) => seen.push((error as { code?: string }).code ?? ''),
+      });
+      const answer = await handler(
+        new Request(`http://x${path('graphs', 'pipeline', 'runs', 'post-9')}`, {
+          headers: { authorization: 'Bearer tok' },
+        }),
+      );
+      expect(answer.status).toBe(500);
+      const text = await answer.text();
+      const { error } = JSON.parse(text) as { error: { code: string; message: string } };
+      expect(error.code).toBe('CORRUPT_CHECKPOINT');
+      expect(error.message).toMatch(/"post-9"/);
+      expect(error.message).toMatch(/authentication failed under key "k1"/);
+      expect(text).not.toContain('secret-topic-7');
+      expect(seen).toEqual(['CORRUPT_CHECKPOINT']); // an operator still hears of it
+    } finally {
+      await writer.close();
+      await reader.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('serves the UI at / without a token, with a strict content security policy', async () => {
