@@ -132,6 +132,17 @@ function runErrorOf(error: unknown): RunError | undefined {
 }
 
 /**
+ * The failure of a super-step whose updates the serializer refused (a function, a symbol, a cycle in what a
+ * node returned): as certain to fail again as an invalid update, so it is recorded the same way, or a worker
+ * would run the super-step's nodes again, side effects and all, until its recovery limit. The node is named
+ * when the super-step ran one node.
+ */
+function unstorableUpdate(error: unknown, frontier: readonly string[]): RunError | undefined {
+  if (!isFlowError(error, 'SERIALIZATION')) return undefined;
+  return { node: frontier.length === 1 ? (frontier[0] as string) : null, message: error.message };
+}
+
+/**
  * The super-step loop from a committed checkpoint: stop before `interruptBefore` nodes, run the frontier,
  * apply updates, route, commit `step + 1`, repeat until the frontier is empty, an interrupt, or `maxSteps`.
  * A super-step cut short writes a continuation checkpoint (same state and frontier) carrying what it stored:
@@ -161,6 +172,7 @@ export async function* runLoop<S extends State>(
     const thrown = error instanceof StepLimitExceeded ? new StepLimitExceeded(thread, at, maxSteps) : error;
     const runError =
       runErrorOf(thrown) ??
+      unstorableUpdate(thrown, frontier) ??
       (thrown instanceof StepLimitExceeded ? { node: null, message: thrown.message } : undefined);
     if (runError === undefined || checkpointer === undefined) throw error;
     // A super-step that started had passed its interruptBefore check: its recovery must not stop again.
@@ -274,7 +286,9 @@ export async function* runLoop<S extends State>(
       try {
         await target.store.put(cp, NEW_STEP);
       } catch (error) {
-        throw lostOr(error, TAKEN_OVER, thread, step);
+        if (!isFlowError(error, 'SERIALIZATION')) throw lostOr(error, TAKEN_OVER, thread, step);
+        step -= 1; // the failure is recorded after the step that stands, with its state and frontier
+        return await failed(error, EMPTY_WRITES, true);
       }
     }
     if (events) {

@@ -60,6 +60,39 @@ describe.each(allBackends())('failed runs on $name', (backend) => {
     ]);
   });
 
+  it('an update the serializer refuses is recorded as failed, so no worker runs its node again', async () => {
+    let calls = 0;
+    let broken = true;
+    const app = new StateGraph<{ n: number; f?: unknown }>()
+      .addNode('inc', (s) => ({ n: s.n + 1 }))
+      .addNode('bad', () => {
+        calls += 1;
+        return broken ? { f: () => 1 } : { f: 'fixed' };
+      })
+      .addEdge(START, 'inc')
+      .addEdge('inc', 'bad')
+      .addEdge('bad', END)
+      .compile({ checkpointer });
+    await expect(app.invoke({ n: 0 }, { thread: 'unstorable' })).rejects.toMatchObject({
+      code: 'SERIALIZATION',
+    });
+    // Step 2 records the failure: the state from before the super-step, the frontier to re-run.
+    expect(await app.getState('unstorable')).toMatchObject({
+      step: 2,
+      state: { n: 1 },
+      next: ['bad'],
+      error: { node: 'bad', message: expect.stringMatching(/cannot serialize a function at state\.f/) },
+    });
+    const info = (await checkpointer.listThreads({ status: 'failed' })).find(
+      (t) => t.thread === 'unstorable',
+    );
+    expect(info).toMatchObject({ failed: true, error: { node: 'bad' } });
+    expect(calls).toBe(1);
+    broken = false;
+    expect(await app.resume('unstorable')).toMatchObject({ status: 'done', state: { n: 1, f: 'fixed' } });
+    expect(calls).toBe(2);
+  });
+
   it('StepLimitExceeded is recorded as failed with no node, and the run stays resumable', async () => {
     const app = new StateGraph<{ n: number }>()
       .addNode('inc', (s) => ({ n: s.n + 1 }))
