@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'NODE_FAILED'
   | 'STEP_LIMIT'
   | 'INVALID_UPDATE'
+  | 'SERIALIZATION'
   | 'NOT_IMPLEMENTED'
   | 'STORAGE'
   | 'CORRUPT_CHECKPOINT'
@@ -51,6 +52,8 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   NODE_FAILED: 422,
   STEP_LIMIT: 422,
   INVALID_UPDATE: 422,
+  // What the nodes returned cannot be stored (a function, a cycle): the run is recorded failed, as above.
+  SERIALIZATION: 422,
   STORAGE: 503,
   // The store holds a record that fails its checks (tampered, or encrypted under a key the server lacks): the
   // server's fault, not the request's, but its message names the record and never holds plaintext or a key.
@@ -58,7 +61,7 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
 };
 
 /** The failures of a run: they say which node, and only the message (a stack would leak the code). */
-const RUN_FAILURES = new Set(['NODE_FAILED', 'STEP_LIMIT', 'INVALID_UPDATE']);
+const RUN_FAILURES = new Set(['NODE_FAILED', 'STEP_LIMIT', 'INVALID_UPDATE', 'SERIALIZATION']);
 
 function nodeOf(error: object): string | null {
   const { node, nodes } = error as { node?: unknown; nodes?: unknown };

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { PostgresCheckpointer } from '@flow/checkpoint-postgres';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
 import { type Checkpointer, encryptedSerializer } from '@flow/core';
+import { END, START, StateGraph } from '@flow/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, isLoopbackHost, serve } from '../src/index.js';
 import { client, path } from './support/client.js';
@@ -173,6 +174,28 @@ describe('createHandler and serve options', () => {
     expect(text).not.toContain('secret-state-value');
     expect(seen).toEqual([['secret-state-value', { method: 'GET', path: '/api/graphs/pipeline/runs' }]]);
     await broken.close();
+  });
+
+  it('a run whose node returned what cannot be stored is 422 SERIALIZATION, and listed as failed', async () => {
+    const app = new StateGraph<{ n: number }>()
+      .addNode('leak', () => ({ callback: () => 1 }) as never)
+      .addEdge(START, 'leak')
+      .addEdge('leak', END)
+      .compile({ checkpointer: store });
+    const handler = createHandler({ graphs: { leaky: app }, token: 'tok' });
+    const answer = await handler(
+      new Request(`http://x${path('graphs', 'leaky', 'runs')}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer tok', 'content-type': 'application/json' },
+        body: JSON.stringify({ input: { n: 1 }, thread: 'leaky-1' }),
+      }),
+    );
+    expect(answer.status).toBe(422);
+    const { error } = (await answer.json()) as { error: { code: string; message: string; node: unknown } };
+    expect(error).toMatchObject({ code: 'SERIALIZATION', node: null });
+    expect(error.message).toMatch(/cannot serialize a function at state\.callback/);
+    const info = (await store.listThreads({ status: 'failed' })).find((t) => t.thread === 'leaky-1');
+    expect(info?.error).toMatchObject({ node: 'leak' });
   });
 
   it('a record the server cannot authenticate is 500 CORRUPT_CHECKPOINT naming it, never its plaintext', async () => {
