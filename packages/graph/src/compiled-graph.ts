@@ -137,6 +137,8 @@ export class CompiledGraph<S extends State = State> {
    */
   async enqueue(input: Partial<S>, options?: EnqueueOptions): Promise<{ thread: string }> {
     this.#require('enqueue()');
+    if (options != null && !isObjectLike(options as unknown))
+      throw new InvalidArgumentError(`${GRAPH}enqueue options must be an object { thread? }`);
     let lease: LeaseKeeper | undefined;
     try {
       const { thread } = await this.#startRun(input, { thread: options?.thread }, (l) => {

@@ -32,6 +32,21 @@ describe.each(allBackends())('enqueue on $name', (backend) => {
     expect(thread).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('rejects options that are not an object, writing nothing', async () => {
+    const app = new StateGraph<{ n: number }>()
+      .addNode('inc', (s) => ({ n: s.n + 1 }))
+      .addEdge(START, 'inc')
+      .compile({ checkpointer });
+    const before = (await checkpointer.listThreads()).length;
+    for (const options of ['order-1', 5, ['order-1']]) {
+      await expect(app.enqueue({ n: 1 }, options as never)).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('enqueue options must be an object'),
+      });
+    }
+    expect(await checkpointer.listThreads()).toHaveLength(before);
+  });
+
   it('needs a checkpointer', async () => {
     const app = new StateGraph()
       .addNode('n', () => ({}))
