@@ -5,6 +5,19 @@ import type { RouteTarget, State } from './types.js';
 
 const q = JSON.stringify;
 
+/**
+ * A router returned a name it may not: the run fails (recorded on the thread like a node error, so a worker does
+ * not take it again). Still a `GraphValidationError` (`INVALID_GRAPH`); `node` is the router's source node.
+ */
+export class MisroutedError extends GraphValidationError {
+  constructor(
+    readonly node: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Where a routing decision is made: for errors. */
 export interface RouteSite {
   thread: string;
@@ -25,7 +38,8 @@ function add<S extends State>(
   if (name === END) return found;
   if (typeof name !== 'string' || !spec.nodes.has(name) || (branch.targets && !branch.targets.has(name))) {
     const allowed = branch.targets ? [...branch.targets, 'END'].join(', ') : 'a node name or END';
-    throw new GraphValidationError(
+    throw new MisroutedError(
+      branch.from,
       `the router after ${q(branch.from)} returned ${q(name) ?? String(name)}; expected ${allowed}`,
     );
   }

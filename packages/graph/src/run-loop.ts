@@ -18,7 +18,7 @@ import {
 import type { GraphSpec } from './graph-spec.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { Ledger, PENDING, UPDATE } from './ledger.js';
-import { nextFrontier } from './routing.js';
+import { MisroutedError, nextFrontier } from './routing.js';
 import { interruptId } from './stable-id.js';
 import { type PutTarget, stampedMeta } from './state-version.js';
 import { runSuperStep } from './super-step.js';
@@ -128,6 +128,7 @@ function runErrorOf(error: unknown): RunError | undefined {
     return { node: error.node, message: cause instanceof Error ? cause.message : String(cause) };
   }
   if (error instanceof InvalidUpdateError) return { node: error.nodes[0] ?? null, message: error.message };
+  if (error instanceof MisroutedError) return { node: error.node, message: error.message };
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import { type Checkpointer, compareThreadIds, InvalidArgumentError, ownerIsGone } from '@flow/core';
 import type { CompiledGraph } from './compiled-graph.js';
 import { NoCheckpointer } from './errors.js';
+import { MisroutedError } from './routing.js';
 import { W, type WorkerOptions, type WorkerSettings, workerSettings } from './worker-options.js';
 import { TAKE_FOR_WORKER } from './worker-take.js';
 
@@ -176,7 +177,7 @@ class GraphWorker implements Worker {
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
       if (typeof code === 'string' && TAKEN_ELSEWHERE.has(code)) return;
-      if (typeof code === 'string' && RECORDED_FAILURE.has(code)) {
+      if ((typeof code === 'string' && RECORDED_FAILURE.has(code)) || error instanceof MisroutedError) {
         const node = (error as { node?: unknown }).node;
         const at = typeof node === 'string' ? ` at node ${q(node)}` : '';
         this.#say(`run ${q(thread)} failed${at} (${code}), recorded on the thread`);

@@ -1,6 +1,6 @@
 import type { Checkpointer } from '@flow/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { END, START, StateGraph } from '../src/index.js';
+import { createWorker, END, START, StateGraph } from '../src/index.js';
 import { allBackends } from './support/backends.js';
 
 describe.each(allBackends())('failed runs on $name', (backend) => {
@@ -111,5 +111,33 @@ describe.each(allBackends())('failed runs on $name', (backend) => {
     const info = (await checkpointer.listThreads({ status: 'failed' })).find((t) => t.thread === 'limit');
     expect(info?.error).toEqual({ node: null, message: error.message });
     expect(await app.resume('limit')).toMatchObject({ status: 'done', state: { n: 5 } });
+  });
+  it('a router that returns a name outside its targets fails the run: recorded, the node kept, no worker retakes it', async () => {
+    let calls = 0;
+    let route = 'nowhere';
+    const app = new StateGraph<{ n: number }>()
+      .addNode('pay', (s) => {
+        calls += 1;
+        return { n: s.n + 1 };
+      })
+      .addNode('ship', () => ({}))
+      .addEdge(START, 'pay')
+      .addConditionalEdges('pay', () => route, ['ship'])
+      .compile({ checkpointer });
+    const error = await app.invoke({ n: 0 }, { thread: 'misrouted' }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'INVALID_GRAPH' });
+    const info = (await checkpointer.listThreads({ status: 'failed' })).find((t) => t.thread === 'misrouted');
+    expect(info).toMatchObject({ failed: true, error: { node: 'pay', message: error.message } });
+    // A worker leaves the failed run alone: the node (a payment) does not run again.
+    const lines: string[] = [];
+    const worker = createWorker(app, { pollMs: 10, log: (line) => lines.push(line) });
+    worker.start();
+    await new Promise((r) => setTimeout(r, 150));
+    await worker.stop();
+    expect(calls).toBe(1);
+    // After the fix, resume goes on with the node's kept update, without running it again.
+    route = 'ship';
+    expect(await app.resume('misrouted')).toMatchObject({ status: 'done', state: { n: 1 } });
+    expect(calls).toBe(1);
   });
 });

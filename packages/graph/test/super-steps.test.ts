@@ -221,7 +221,13 @@ describe.each(backends)('super-steps on $name', ({ create }) => {
       .addEdge('b', 'c')
       .compile({ checkpointer });
     await expect(app.invoke({ n: 0 }, { thread: 'route' })).rejects.toMatchObject({ code: 'INVALID_GRAPH' });
-    expect((await app.getState('route'))?.step).toBe(0);
+    // Recorded as failed like a node error: the state and frontier from before the super-step.
+    expect(await app.getState('route')).toMatchObject({
+      step: 1,
+      state: { n: 0 },
+      next: ['a'],
+      error: { node: 'a' },
+    });
   });
 
   it('allows END from a router with declared targets, and ends a branch at a node without edges', async () => {
