@@ -147,10 +147,27 @@ function isCanonicalTimestamp(text: string): boolean {
   );
 }
 
-/** Parses a timestamp (Date or ISO-8601 string) into `toISOString()` form, or throws `InvalidArgumentError`. */
+/**
+ * The shape of an ISO-8601 date or date-time, as `Date` reads it: a year of four digits (or signed six, as
+ * `toISOString()` writes years outside 0-9999), then optionally the month, the day, a time (`T` or a space,
+ * `hh:mm`, `:ss`, a fraction) and a zone (`Z` or `±hh:mm`). `Date` alone also answers an instant for `"1"`,
+ * `"May 5"` or `"garbage 2024"`, so such a typo would be stored as `ts`, or prune against a surprising time.
+ */
+const ISO_TIMESTAMP =
+  /^(?:[+-]\d{6}|\d{4})(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?)?$/i;
+
+/**
+ * Parses a timestamp (a valid Date, or an ISO-8601 string, read as `new Date(text)` reads it) into
+ * `toISOString()` form, or throws `InvalidArgumentError`.
+ */
 export function normalizeTimestamp(value: unknown, what: string): string {
   if (typeof value === 'string' && isCanonicalTimestamp(value)) return value;
-  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
+  const date =
+    value instanceof Date
+      ? value
+      : typeof value === 'string' && ISO_TIMESTAMP.test(value)
+        ? new Date(value)
+        : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
     throw new InvalidArgumentError(`${what} must be a valid Date or ISO-8601 string, got ${describe(value)}`);
   }

@@ -141,10 +141,47 @@ describe('normalizePruneBounds', () => {
     expect(() => normalizePruneBounds({})).toThrow(InvalidArgumentError);
     expect(() => normalizePruneBounds({ olderThan: 'yesterday' })).toThrow(InvalidArgumentError);
     expect(() => normalizePruneBounds({ beforeStep: -1 })).toThrow(InvalidArgumentError);
+    // Date reads each of these as some instant (2024-01-01, 2001-01-01, 5 May 2001): a prune must not.
+    for (const olderThan of ['garbage 2024', '1', 'May 5', 'Mon, 01 Jan 2024 00:00:00 GMT']) {
+      expect(() => normalizePruneBounds({ olderThan }), olderThan).toThrow(InvalidArgumentError);
+    }
     expect(normalizePruneBounds({ olderThan: new Date(0), beforeStep: 3 })).toEqual({
       beforeStep: 3,
       olderThan: '1970-01-01T00:00:00.000Z',
     });
+  });
+});
+
+describe('ts', () => {
+  it('takes ISO-8601 text only, stored as new Date(text).toISOString() reads it', () => {
+    const ts = (text: string) => new Checkpoint({ thread: 't', step: 0, state: 1, ts: text }).ts;
+    for (const text of [
+      '2024',
+      '2024-03',
+      '2024-01-01',
+      '2024-01-01T03:04',
+      '2024-01-01 03:04:05',
+      '2024-01-01T03:04:05.123456+0200',
+      '2024-01-01t03:04:05z',
+      '2021-02-29T00:00:00.000Z',
+      '+010000-01-01T00:00:00.000Z',
+      '-000001-12-31T23:59:59.999-01:00',
+    ]) {
+      expect(ts(text), text).toBe(new Date(text).toISOString());
+    }
+    // Date reads each of these as some instant; none is ISO-8601.
+    for (const text of [
+      'hello 5',
+      '1',
+      '99',
+      'garbage 2024',
+      'May 5',
+      'Mon, 01 Jan 2024 00:00:00 GMT',
+      '2024/01/01',
+    ]) {
+      expect(Number.isNaN(Date.parse(text)), text).toBe(false);
+      expect(() => ts(text), text).toThrow(InvalidArgumentError);
+    }
   });
 });
 

@@ -73,6 +73,7 @@ export const errorsSuite: ConformanceSuite = {
         ['step 1.5', { step: 1.5 }],
         ['step 2^31', { step: 2 ** 31 }],
         ['ts "yesterday"', { ts: 'yesterday' }],
+        ['ts "hello 5"', { ts: 'hello 5' }],
         ['next "a"', { next: 'a' }],
         ['interrupted "yes"', { interrupted: 'yes' }],
       ];

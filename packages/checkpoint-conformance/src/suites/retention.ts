@@ -121,6 +121,9 @@ export const retentionSuite: ConformanceSuite = {
         ['{ beforeStep: "3" }', { beforeStep: '3' }],
         ['{ beforeStep: NaN }', { beforeStep: Number.NaN }],
         ['{ olderThan: "not a date" }', { olderThan: 'not a date' }],
+        // Not ISO-8601, though Date reads each as some instant (2024-01-01, 2001-01-01).
+        ['{ olderThan: "garbage 2024" }', { olderThan: 'garbage 2024' }],
+        ['{ olderThan: "1" }', { olderThan: '1' }],
         ['{ olderThan: Invalid Date }', { olderThan: new Date(Number.NaN) }],
         ['{ olderThan: 12345 }', { olderThan: 12345 }],
         ['{ beforeStep: 3, olderThan: "soon" }', { beforeStep: 3, olderThan: 'soon' }],
