@@ -141,9 +141,14 @@ export class CompiledGraph<S extends State = State> {
       throw new InvalidArgumentError(`${GRAPH}enqueue options must be an object { thread? }`);
     let lease: LeaseKeeper | undefined;
     try {
-      const { thread } = await this.#startRun(input, { thread: options?.thread }, (l) => {
-        lease = l;
-      });
+      const { thread } = await this.#startRun(
+        input,
+        { thread: options?.thread },
+        (l) => {
+          lease = l;
+        },
+        true,
+      );
       return { thread };
     } finally {
       await lease?.release();
@@ -242,6 +247,7 @@ export class CompiledGraph<S extends State = State> {
     input: Partial<S>,
     options: InvokeOptions,
     held: (lease: LeaseKeeper) => void,
+    enqueued = false,
   ): Promise<RunStart<S>> {
     if (!isObjectLike(input)) throw new InvalidArgumentError(`${GRAPH}input must be an object of state keys`);
     if (!isObjectLike(options as unknown))
@@ -271,7 +277,9 @@ export class CompiledGraph<S extends State = State> {
       : ({ ...input } as S);
     const step = latest ? latest.step + 1 : 0;
     const next = await nextFrontier(spec, [START], state, { thread, step });
-    await commit(this.#engine.target, { thread, step, state, next }, () => {
+    // An enqueued run's first checkpoint says so: a worker's first take of it is its first run, not a recovery.
+    const meta = enqueued ? { enqueued: true } : undefined;
+    await commit(this.#engine.target, { thread, step, state, next, meta }, () => {
       return new ThreadBusy(thread, `had step ${step} written by another run first`);
     });
     return {
@@ -372,7 +380,9 @@ export class CompiledGraph<S extends State = State> {
         );
         return { outcome: 'poisoned' };
       }
-      meta = { ...meta, recoveries: recoveries + 1 };
+      // The first take of an enqueued run is no recovery: nothing ran before it.
+      const count = latest.meta.enqueued === true ? recoveries : recoveries + 1;
+      if (count > 0) meta = { ...meta, recoveries: count };
     }
     await commit(this.#engine.target, { thread, step, state, next: latest.next, writes, meta }, lostClaim);
     return {

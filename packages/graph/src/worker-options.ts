@@ -10,8 +10,9 @@ export interface WorkerOptions {
   /** How long an idle worker waits before it looks for runs again, in ms (10 to 3,600,000). @default 1000 */
   pollMs?: number;
   /**
-   * Takes of one run in a row without a committed super-step (1 to 1000); the next worker to find it marks
-   * it failed instead (a run that kills its process every time). @default 5
+   * Takes of one run in a row without a committed super-step (1 to 1000; the first take of an enqueued run is
+   * its first run, not counted); the next worker to find it marks it failed instead (a run that kills its
+   * process every time). @default 5
    */
   maxRecoveries?: number;
   /** Where the worker's one-line messages go (store failures, failed runs). @default console.error */

@@ -149,19 +149,49 @@ describe.each(allBackends().filter((b) => b.openInChild))(
       if (survivor === undefined) throw new Error('no worker marked the poison run failed');
       await survivor.line(/marked failed/);
       await stopChild(survivor);
-      // The first take claimed step 1, committed step 2 and died in the node reading it; then three takes in a
-      // row (claims 3, 4, 5) died without committing a step, and the fifth take wrote the failed step 6.
+      // The first take (no recovery: the run was only enqueued) claimed step 1, committed step 2 and died in the
+      // node reading it; then three takes in a row (claims 3, 4, 5) died without committing a step, and the fifth
+      // take wrote the failed step 6.
       expect(killed).toBe(4);
       expect(traced(trace).map(([, step]) => step)).toEqual(['1', '2', '3', '4', '5']);
       const [info] = await checkpointer.listThreads({ status: 'failed' });
       expect(info).toMatchObject({ thread: 'poison', failed: true, error: { node: 'tick' } });
       expect(info?.error?.message).toMatch(/3 times without committing a step \(maxRecoveries\)/);
       const claims = (await app.history('poison')).map((c) => c.meta.recoveries).reverse();
-      expect(claims).toEqual([undefined, 1, undefined, 1, 2, 3, 3]);
+      expect(claims).toEqual([undefined, undefined, undefined, 1, 2, 3, 3]);
       expect(await checkpointer.getLease('poison')).toBeUndefined();
       // A resume by hand (after the fix) runs it again from the failed checkpoint, with a fresh count.
       const fixed = counter(engine, checkpointer, { steps: 3 });
       expect(await fixed.resume('poison')).toMatchObject({ status: 'done', state: { n: 3 } });
+    });
+    it('the first take of an enqueued run is no recovery: a poison first node runs 1 + maxRecoveries times', {
+      timeout: 60_000,
+    }, async () => {
+      const { checkpointer, store } = await open();
+      const trace = newTrace();
+      const options = { steps: 3, trace, killAt: 0 };
+      const app = counter(engine, checkpointer, options);
+      await app.enqueue({ n: 0 }, { thread: 'poison-first' });
+      const failed = async () =>
+        (await checkpointer.listThreads({ status: 'failed' })).some((t) => t.thread === 'poison-first');
+      let killed = 0;
+      let survivor: Child | undefined;
+      while (survivor === undefined && killed < 10) {
+        const w = child(store, options, 'work', { maxRecoveries: 1, pollMs: 20 });
+        const ended = await Promise.race([
+          w.exited.then(() => 'exited' as const),
+          until(failed, 'the failed mark', { timeoutMs: 30_000 }).then(() => 'failed' as const),
+        ]);
+        if (ended === 'exited') killed += 1;
+        else survivor = w;
+      }
+      if (survivor === undefined) throw new Error('no worker marked the poison run failed');
+      await stopChild(survivor);
+      // Its first run (claim 1) and one recovery (claim 2) died; the next take wrote the failed step 3.
+      expect(killed).toBe(2);
+      expect(traced(trace).map(([, step]) => step)).toEqual(['1', '2']);
+      const claims = (await app.history('poison-first')).map((c) => c.meta.recoveries).reverse();
+      expect(claims).toEqual([undefined, undefined, 1, 1]);
     });
   },
 );
