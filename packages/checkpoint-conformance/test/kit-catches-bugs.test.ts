@@ -78,6 +78,16 @@ const MUST_CATCH: Record<string, string[]> = {
   'delete-keeps-chunks': [
     'delete-keeps-chunks > linear storage > a large state is stored as chunks, a small one whole; deleteThread leaves no chunk',
   ],
+  'prune-keeps-chunks': [
+    'prune-keeps-chunks > linear storage > prune removes the chunks no remaining record references, and keeps the others',
+    'prune-keeps-chunks > linear storage > a prune that removes no checkpoint still drops the chunks of overwritten steps (a rekey rewrites every step)',
+  ],
+  'racy-conditional-put': [
+    'racy-conditional-put > races > concurrent puts with ifRevision: 0 on an empty step: exactly one wins, the rest conflict',
+    'racy-conditional-put > races > concurrent puts with the same ifRevision: n > 0: exactly one wins, the rest conflict',
+    'racy-conditional-put > writes > racing conditional puts with writes: only the winner’s writes are stored',
+    'racy-conditional-put > linear storage > concurrent conditional puts of large states: exactly one wins and reads exactly',
+  ],
   'refused-put-leaves-chunks': [
     "refused-put-leaves-chunks > refused puts > the store refuses the thread: the refused put rejects with StorageError holding the store's error, and stores nothing: no checkpoint, writes, chunks or summary change",
   ],

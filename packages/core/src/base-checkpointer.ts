@@ -56,7 +56,7 @@ export interface BaseCheckpointerOptions {
 /**
  * The shared half of a backend: argument validation, lazy `setup()`, serialization, and wrapping driver
  * failures into `StorageError`. A backend implements only the storage operations below, on records whose
- * arguments are already checked. See the conformance kit's README for a walk-through.
+ * arguments are already checked. docs/writing-a-checkpointer.md is the walk-through.
  */
 export abstract class BaseCheckpointer implements Checkpointer {
   /** Short backend name used in error messages: `[flow:NAME] ...`. */

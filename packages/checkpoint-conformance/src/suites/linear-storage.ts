@@ -205,14 +205,20 @@ export const linearStorageSuite: ConformanceSuite = {
       it('a large state is stored as chunks, a small one whole; deleteThread leaves no chunk', async () => {
         const cp = await kit.create();
         await cp.put(new Checkpoint({ thread: 'small', step: 0, state: { n: 1 } }));
-        expect(await countChunks(cp, 'small')).toBe(0);
+        expect(await countChunks(cp, 'small'), 'countChunks of a thread whose one state is small').toBe(0);
         await putAll(cp, 't', [{ messages: messages(30) }, { messages: messages(31) }]);
         await putAll(cp, 'u', [{ messages: messages(30) }]);
-        expect(await countChunks(cp, 't')).toBeGreaterThan(0);
+        expect(
+          await countChunks(cp, 't'),
+          'countChunks after two large states that share a head (does the write store `chunks`?)',
+        ).toBeGreaterThan(0);
         const u = await countChunks(cp, 'u');
         await cp.deleteThread('t');
-        expect(await countChunks(cp, 't')).toBe(0);
-        expect(await countChunks(cp, 'u')).toBe(u);
+        expect(
+          await countChunks(cp, 't'),
+          'countChunks after deleteThread (it must remove every chunk)',
+        ).toBe(0);
+        expect(await countChunks(cp, 'u'), "countChunks of another thread after deleteThread('t')").toBe(u);
         expect((await cp.get('u'))?.state).toEqual({ messages: messages(30) });
       });
 
@@ -226,10 +232,17 @@ export const linearStorageSuite: ConformanceSuite = {
         const total = await countChunks(cp, 't');
         // Steps 0-19 hold only `first` messages, which no later step shares.
         expect(await cp.prune('t', { beforeStep: 20 })).toBe(20);
-        expect(await countChunks(cp, 't')).toBe(total - ofFirst);
+        expect(
+          await countChunks(cp, 't'),
+          `countChunks after a prune that removed the only records referencing ${ofFirst} of ${total} chunks ` +
+            '(prune must remove every chunk no remaining record references, and keep the others)',
+        ).toBe(total - ofFirst);
         await expectExact(cp, 't', second, 20);
         expect(await cp.prune('t', { beforeStep: 39 })).toBe(19);
-        expect(await countChunks(cp, 't')).toBeLessThan(total - ofFirst);
+        expect(
+          await countChunks(cp, 't'),
+          'countChunks after pruning all but the latest (prune must remove the chunks no remaining record references)',
+        ).toBeLessThan(total - ofFirst);
         await expectExact(cp, 't', second.slice(19), 39);
       });
 
@@ -245,8 +258,16 @@ export const linearStorageSuite: ConformanceSuite = {
         const fresh = await countChunks(cp, 'fresh');
         expect(await cp.prune('t', { beforeStep: 0 })).toBe(0);
         const after = await countChunks(cp, 't');
-        expect(after).toBeLessThan(before);
-        expect(after).toBeLessThanOrEqual(fresh);
+        const rule =
+          'prune must remove the chunks no remaining record references even when it removes no checkpoint';
+        expect(
+          after,
+          `countChunks after every step was overwritten and prune({ beforeStep: 0 }): ${rule}`,
+        ).toBeLessThan(before);
+        expect(
+          after,
+          `countChunks, against a thread that only ever held the new states (${fresh}): ${rule}`,
+        ).toBeLessThanOrEqual(fresh);
         await expectExact(cp, 't', second);
       });
     } else {

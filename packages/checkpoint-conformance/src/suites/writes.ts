@@ -84,19 +84,16 @@ export const writesSuite: ConformanceSuite = {
       const cp = await kit.create();
       await cp.putWrites('t', 0, [write('n', 'k', { v: 1 })]);
       await cp.putWrites('t', 0, [write('n', 'k', { v: 2 }), write('n', 'new', 3), write('m', 'k', 4)]);
-      expect(await cp.getWrites('t', 0)).toEqual([
-        write('m', 'k', 4),
-        write('n', 'k', { v: 1 }),
-        write('n', 'new', 3),
-      ]);
+      expect(
+        await cp.getWrites('t', 0),
+        'getWrites after a second putWrites (n/k keeps { v: 1 }, the new keys land)',
+      ).toEqual([write('m', 'k', 4), write('n', 'k', { v: 1 }), write('n', 'new', 3)]);
       // A put carrying writes of the step meets the same rule.
       await cp.put(checkpoint('t', 0), { writes: [write('n', 'k', { v: 5 }), write('a', 'k', 6)] });
-      expect(await cp.getWrites('t', 0)).toEqual([
-        write('a', 'k', 6),
-        write('m', 'k', 4),
-        write('n', 'k', { v: 1 }),
-        write('n', 'new', 3),
-      ]);
+      expect(
+        await cp.getWrites('t', 0),
+        'getWrites after put(cp, { writes }) over stored keys (a/k is new and must be stored, n/k keeps { v: 1 })',
+      ).toEqual([write('a', 'k', 6), write('m', 'k', 4), write('n', 'k', { v: 1 }), write('n', 'new', 3)]);
       expect((await cp.get('t', 0))?.step).toBe(0);
     });
 
@@ -149,7 +146,10 @@ export const writesSuite: ConformanceSuite = {
       });
       expect(stored.revision).toBe(1);
       expect((await cp.get('t'))?.step).toBe(3);
-      expect(await cp.getWrites('t', 3)).toEqual([write('a', 'update', { n: 1 })]);
+      expect(
+        await cp.getWrites('t', 3),
+        'getWrites(thread, 3) after put(step 3, { writes }): the put must store its writes with the checkpoint',
+      ).toEqual([write('a', 'update', { n: 1 })]);
       expect(await cp.getWrites('t', 2)).toEqual([]);
     });
 
@@ -176,7 +176,10 @@ export const writesSuite: ConformanceSuite = {
         writes: [write('n', 'k', 'won')],
       });
       expect((await cp.get('t', 0))?.state).toBe('second');
-      expect(await cp.getWrites('t', 0)).toEqual([write('n', 'k', 'won')]);
+      expect(
+        await cp.getWrites('t', 0),
+        'getWrites after a successful put(ifRevision: 1, writes): it must store its writes with the checkpoint',
+      ).toEqual([write('n', 'k', 'won')]);
     });
 
     it('racing conditional puts with writes: only the winner’s writes are stored', async () => {
@@ -190,16 +193,25 @@ export const writesSuite: ConformanceSuite = {
         ),
       );
       const winners = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
-      expect(winners).toHaveLength(1);
+      expect(
+        winners,
+        `${kit.raceWidth} racing put(ifRevision: 0, writes): the racers that resolved`,
+      ).toHaveLength(1);
       expect((await cp.get('t', 0))?.state).toEqual({ writer: winners[0] });
-      expect(await cp.getWrites('t', 0)).toEqual([write('n', `k${winners[0]}`, winners[0])]);
+      expect(
+        await cp.getWrites('t', 0),
+        'getWrites after the race: the winner’s writes, stored with its checkpoint, and no loser’s',
+      ).toEqual([write('n', `k${winners[0]}`, winners[0])]);
     });
 
     it('put with writes keeps first-wins: a key stored earlier keeps its value', async () => {
       const cp = await kit.create();
       await cp.putWrites('t', 1, [write('n', 'k', 'early')]);
       await cp.put(checkpoint('t', 1), { writes: [write('n', 'k', 'late'), write('n', 'j', 'new')] });
-      expect(await cp.getWrites('t', 1)).toEqual([write('n', 'j', 'new'), write('n', 'k', 'early')]);
+      expect(
+        await cp.getWrites('t', 1),
+        'getWrites after put(cp, { writes }) over a key putWrites stored (n/j is new and must be stored, n/k keeps "early")',
+      ).toEqual([write('n', 'j', 'new'), write('n', 'k', 'early')]);
     });
 
     it('deleteThread removes the thread’s writes, also of steps with no checkpoint, and no other thread’s', async () => {
@@ -222,11 +234,16 @@ export const writesSuite: ConformanceSuite = {
       // The next super-step's results, stored before its checkpoint: prune never takes the steps to come.
       await cp.putWrites('t', 4, [write('n', 'k', 4)]);
       expect(await cp.prune('t', { beforeStep: 2 })).toBe(2);
-      expect(await cp.getWrites('t', 0)).toEqual([]);
-      expect(await cp.getWrites('t', 1)).toEqual([]);
-      expect(await cp.getWrites('t', 2)).toEqual([write('n', 'k', 2)]);
-      expect(await cp.getWrites('t', 3)).toEqual([write('n', 'k', 3)]);
-      expect(await cp.getWrites('t', 4)).toEqual([write('n', 'k', 4)]);
+      const removed = 'prune({ beforeStep: 2 }) must remove the writes of the steps it removes';
+      expect(await cp.getWrites('t', 0), `getWrites of pruned step 0: ${removed}`).toEqual([]);
+      expect(await cp.getWrites('t', 1), `getWrites of pruned step 1: ${removed}`).toEqual([]);
+      const kept = 'stored by put(cp, { writes }), and prune keeps the writes of kept steps';
+      expect(await cp.getWrites('t', 2), `getWrites of kept step 2: ${kept}`).toEqual([write('n', 'k', 2)]);
+      expect(await cp.getWrites('t', 3), `getWrites of kept step 3: ${kept}`).toEqual([write('n', 'k', 3)]);
+      expect(
+        await cp.getWrites('t', 4),
+        'getWrites of step 4, which has writes and no checkpoint yet: prune keeps it',
+      ).toEqual([write('n', 'k', 4)]);
       expect((await cp.list('t')).map((c) => c.step)).toEqual([3, 2]);
     });
 
