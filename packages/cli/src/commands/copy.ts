@@ -22,6 +22,8 @@ export interface CopyResult {
   skipped: number;
   /** In the target with other content: left as they are. */
   conflicts: number;
+  /** Threads a corrupt checkpoint stopped (in the source, or the target's copy of a step): copied in part. */
+  unreadable: number;
 }
 
 async function* sourceThreads(source: Checkpointer, only: string | undefined): AsyncGenerator<string> {
@@ -73,7 +75,7 @@ export async function copyCommand(
   target: Checkpointer,
   opts: CopyOptions,
 ): Promise<CopyResult> {
-  const result: CopyResult = { threads: 0, copied: 0, skipped: 0, conflicts: 0 };
+  const result: CopyResult = { threads: 0, copied: 0, skipped: 0, conflicts: 0, unreadable: 0 };
   const progress = new ProgressLine(ctx.io.stderr);
   const show = () =>
     progress.update(
@@ -82,23 +84,34 @@ export async function copyCommand(
   try {
     for await (const thread of sourceThreads(source, opts.thread)) {
       let seen = false;
-      // Newest step first, page by page: a thread's history is never held in memory whole.
-      for await (const page of checkpointPages(source, thread)) {
-        seen = true;
-        while (page.length > 0) {
-          const step = page[0]!.step;
-          const outcome = await copyFirst(source, target, page);
-          if (outcome === 'copied') result.copied++;
-          else if (outcome === 'skipped') result.skipped++;
-          else {
-            result.conflicts++;
-            progress.clear();
-            ctx.note(
-              `warning: thread ${threadLabel(thread)} step ${step} differs in the target; left as it is`,
-            );
+      try {
+        // Newest step first, page by page: a thread's history is never held in memory whole.
+        for await (const page of checkpointPages(source, thread)) {
+          seen = true;
+          while (page.length > 0) {
+            const step = page[0]!.step;
+            const outcome = await copyFirst(source, target, page);
+            if (outcome === 'copied') result.copied++;
+            else if (outcome === 'skipped') result.skipped++;
+            else {
+              result.conflicts++;
+              progress.clear();
+              ctx.note(
+                `warning: thread ${threadLabel(thread)} step ${step} differs in the target; left as it is`,
+              );
+            }
           }
+          show();
         }
-        show();
+      } catch (error) {
+        // A damaged step stops its own thread only: the other threads are still copied.
+        if (!isFlowError(error, 'CORRUPT_CHECKPOINT')) throw error;
+        seen = true;
+        result.unreadable++;
+        progress.clear();
+        ctx.note(
+          `warning: thread ${threadLabel(thread)} copied only in part (its older steps were not): ${error.message}`,
+        );
       }
       if (!seen && opts.thread !== undefined) throw threadNotFound(thread);
       result.threads++;
@@ -111,6 +124,12 @@ export async function copyCommand(
     `copied ${plural(result.copied, 'checkpoint')}, skipped ${result.skipped} already in the target ` +
       `(${plural(result.threads, 'thread')})`,
   );
+  if (result.unreadable > 0) {
+    throw new CliError(
+      `${plural(result.unreadable, 'thread')} could not be read whole and ${result.unreadable === 1 ? 'was' : 'were'} ` +
+        `copied only in part${result.conflicts > 0 ? `; ${plural(result.conflicts, 'checkpoint')} differ in the target` : ''}`,
+    );
+  }
   if (result.conflicts > 0) {
     throw new CliError(
       `${plural(result.conflicts, 'checkpoint')} differ${result.conflicts === 1 ? 's' : ''} in the target and ` +
