@@ -202,6 +202,16 @@ export class PostgresCheckpointer extends BaseCheckpointer {
     return bind(statement, values, this.#prepared);
   }
 
+  /**
+   * A named statement missing on (or already prepared on) the server connection a query ran on: a pooler in
+   * transaction mode (PgBouncer before 1.21, or without `max_prepared_statements`) handed it another one.
+   */
+  protected override hintFor(error: unknown): string | undefined {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (!this.#prepared || (code !== '26000' && code !== '42P05')) return undefined;
+    return 'behind a pooler in transaction mode such as PgBouncer, open the store with { preparedStatements: false }';
+  }
+
   protected override locate(thread: string, step: number): string {
     return `${quoteIdent(this.schema)}.checkpoints thread ${JSON.stringify(thread)} step ${step}`;
   }

@@ -69,6 +69,10 @@ describe('why PgBouncer in transaction mode needs preparedStatements: false', ()
   it('named statements break: the second server connection never saw the statement', async () => {
     const outcome = await readAcrossServerConnections(true);
     expect(String((outcome as Error).message)).toMatch(/prepared statement .* does not exist/);
+    // The error names the cure.
+    expect(String((outcome as Error).message)).toContain(
+      'PgBouncer, open the store with { preparedStatements: false }',
+    );
   });
 
   it('unnamed statements work', async () => {

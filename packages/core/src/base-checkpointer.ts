@@ -108,6 +108,13 @@ export abstract class BaseCheckpointer implements Checkpointer {
   protected abstract removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Awaitable<number>;
   /** Releases connections and handles this instance opened. */
   protected abstract release(): Promise<void>;
+  /**
+   * A hint a `StorageError` adds to a driver error's message, for a failure whose cure is a known setting
+   * (`undefined`: none). Runs on the failure path only.
+   */
+  protected hintFor(_error: unknown): string | undefined {
+    return undefined;
+  }
 
   /**
    * Stores `record` as `writeRecord` does and, in the same atomic operation, `writes` for (thread, step)
@@ -377,6 +384,12 @@ export abstract class BaseCheckpointer implements Checkpointer {
     if (isFlowError(error)) return error;
     const where = thread === undefined ? '' : ` on thread ${JSON.stringify(thread)}`;
     const detail = error instanceof Error ? error.message : String(error);
-    return new StorageError(`${prefix(this.backend)}${op} failed${where}: ${detail}`, { cause: error });
+    const hint = this.hintFor(error);
+    return new StorageError(
+      `${prefix(this.backend)}${op} failed${where}: ${detail}${hint ? ` (${hint})` : ''}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
