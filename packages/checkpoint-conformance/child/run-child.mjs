@@ -20,7 +20,18 @@ function importable(specifier) {
 }
 
 async function load(ref, what) {
-  const mod = await import(importable(ref.module));
+  let mod;
+  try {
+    mod = await import(importable(ref.module));
+  } catch (error) {
+    // The usual cause: a TypeScript source or a bare name where the kit needs built JavaScript by path.
+    throw new Error(
+      `${what}: could not import ${ref.module} (${error?.message ?? error}). The module must be JavaScript ` +
+        'that a plain `node` runs, given as an absolute path or a file: URL: point it at your build output ' +
+        "(new URL('../dist/index.js', import.meta.url)) and build before testing",
+      { cause: error },
+    );
+  }
   const value = mod[ref.export];
   if (typeof value !== 'function') {
     throw new Error(
