@@ -29,7 +29,7 @@ const MAX_THREAD_BACKOFF_MS = 300_000;
 /** Another call has the run (or it is gone): not a failure of this worker. */
 const TAKEN_ELSEWHERE = new Set(['THREAD_BUSY', 'ALREADY_RESUMED', 'THREAD_NOT_FOUND', 'RUN_CANCELLED']);
 /** The run failed, and the engine recorded it on the thread. */
-const RECORDED_FAILURE = new Set(['NODE_FAILED', 'STEP_LIMIT', 'INVALID_UPDATE']);
+const RECORDED_FAILURE = new Set(['NODE_FAILED', 'STEP_LIMIT', 'INVALID_UPDATE', 'SERIALIZATION']);
 
 const q = JSON.stringify;
 

@@ -52,6 +52,34 @@ function gated(checkpointer: Checkpointer, steps = 1, leaseMs?: number) {
 }
 
 describe.each(allBackends())('workers on $name', (backend) => {
+  it('a run whose update cannot be stored is taken once, logged as failed on record', {
+    timeout: 30_000,
+  }, async () => {
+    const checkpointer = await backend.create();
+    let runs = 0;
+    const app = new StateGraph<{ n: number }>()
+      .addNode('leak', () => {
+        runs += 1;
+        return { n: 1, callback: () => 1 } as never;
+      })
+      .addEdge(START, 'leak')
+      .compile({ checkpointer });
+    await app.enqueue({ n: 0 }, { thread: 'unstorable' });
+    const log: string[] = [];
+    const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
+    worker.start();
+    await until(
+      async () => (await checkpointer.listThreads({ status: 'failed' })).length === 1,
+      'the failure',
+    );
+    await sleep(200); // ten polls: none takes the failed run again
+    await worker.stop();
+    expect(runs).toBe(1);
+    expect(log).toEqual([
+      expect.stringMatching(/run "unstorable" failed \(SERIALIZATION\), recorded on the thread$/),
+    ]);
+  });
+
   it('takes enqueued runs and runs each to the end, every step once', { timeout: 60_000 }, async () => {
     const checkpointer = await backend.create();
     const trace = newTrace();
