@@ -5,9 +5,17 @@ const EMPTY_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
 import { assertInteger, assertStep, assertThreadId, normalizeTimestamp } from './validation.js';
 
-/** Every element a string; a hole counts as `undefined`, so a sparse array is not a list of names. */
-function allStrings(names: readonly unknown[]): boolean {
-  for (let i = 0; i < names.length; i++) if (typeof names[i] !== 'string') return false;
+/**
+ * A node name every backend stores as it is: a string without U+0000 and without a lone surrogate (Postgres
+ * `text` refuses the one and turns the other into U+FFFD).
+ */
+function isNodeName(name: unknown): name is string {
+  return typeof name === 'string' && !name.includes('\u0000') && name.isWellFormed();
+}
+
+/** Every element a node name; a hole counts as `undefined`, so a sparse array is not a list of names. */
+function allNodeNames(names: readonly unknown[]): boolean {
+  for (let i = 0; i < names.length; i++) if (!isNodeName(names[i])) return false;
   return true;
 }
 
@@ -81,12 +89,16 @@ export class Checkpoint<S = unknown> {
     if (!copying) {
       assertThreadId(thread);
       assertStep(step);
-      if (!Array.isArray(next) || !allStrings(next)) {
-        throw new InvalidArgumentError('next must be an array of node names (strings)');
+      if (!Array.isArray(next) || !allNodeNames(next)) {
+        throw new InvalidArgumentError(
+          'next must be an array of node names (strings without U+0000 or a lone surrogate)',
+        );
       }
       if (typeof interrupted !== 'boolean') throw new InvalidArgumentError('interrupted must be a boolean');
-      if (interruptNode !== null && typeof interruptNode !== 'string') {
-        throw new InvalidArgumentError('interruptNode must be a string or null');
+      if (interruptNode !== null && !isNodeName(interruptNode)) {
+        throw new InvalidArgumentError(
+          'interruptNode must be null or a string without U+0000 or a lone surrogate',
+        );
       }
       assertInteger(revision, 'revision', 0, Number.MAX_SAFE_INTEGER);
       if (typeof ts !== 'string') throw new InvalidArgumentError('ts must be an ISO-8601 string');

@@ -152,6 +152,29 @@ describe('normalizePruneBounds', () => {
   });
 });
 
+describe('node names', () => {
+  it('next and interruptNode hold no U+0000 and no lone surrogate, which a backend could not store as they are', () => {
+    const init = { thread: 't', step: 0, state: 1 };
+    for (const next of [['a\u0000b'], ['ok', '\ud800'], ['\udfffx']]) {
+      expect(() => new Checkpoint({ ...init, next }), JSON.stringify(next)).toThrow(InvalidArgumentError);
+    }
+    expect(() => new Checkpoint({ ...init, interrupted: true, interruptNode: 'x\u0000' })).toThrow(
+      InvalidArgumentError,
+    );
+    expect(() => new Checkpoint({ ...init, interrupted: true, interruptNode: '\ud83d' })).toThrow(
+      InvalidArgumentError,
+    );
+    const ok = new Checkpoint({
+      ...init,
+      next: ['🎉', 'a b', '"q"', '/..'],
+      interrupted: true,
+      interruptNode: '🎉',
+    });
+    expect(ok.next).toEqual(['🎉', 'a b', '"q"', '/..']);
+    expect(ok.interruptNode).toBe('🎉');
+  });
+});
+
 describe('ts', () => {
   it('takes ISO-8601 text only, stored as new Date(text).toISOString() reads it', () => {
     const ts = (text: string) => new Checkpoint({ thread: 't', step: 0, state: 1, ts: text }).ts;

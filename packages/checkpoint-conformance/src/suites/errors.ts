@@ -75,6 +75,10 @@ export const errorsSuite: ConformanceSuite = {
         ['ts "yesterday"', { ts: 'yesterday' }],
         ['ts "hello 5"', { ts: 'hello 5' }],
         ['next "a"', { next: 'a' }],
+        // Node names every backend stores as they are: Postgres text refuses U+0000 and replaces a lone surrogate.
+        ['next ["a\\u0000b"]', { next: ['a\u0000b'] }],
+        ['next ["\\ud800"]', { next: ['\ud800'] }],
+        ['interruptNode "x\\u0000"', { interrupted: true, interruptNode: 'x\u0000', next: ['x'] }],
         ['interrupted "yes"', { interrupted: 'yes' }],
       ];
       for (const [label, fields] of bad) {
