@@ -6,6 +6,19 @@ import { type ConformanceSuite, describerFor } from '../define-suite.js';
 export const setupSuite: ConformanceSuite = {
   title: 'setup',
   define(kit) {
+    // A harness whose create() shares storage makes dozens of other tests fail in ways that name no rule.
+    it('harness: create() hands out fresh, empty storage every time', async () => {
+      const first = await kit.create();
+      await first.put(checkpoint('harness-fresh', 0));
+      const second = await kit.create();
+      expect(
+        (await second.listThreads()).map((t) => t.thread),
+        'threads a second create() sees after the first stored "harness-fresh": the harness’s create() must ' +
+          'hand out fresh, empty storage every time (its own directory, database file, schema or key prefix), ' +
+          'or every other test sees the data of the tests before it',
+      ).toEqual([]);
+    });
+
     it('setup() is idempotent: calling it again keeps what is stored', async () => {
       const cp = await kit.create();
       await cp.setup();
