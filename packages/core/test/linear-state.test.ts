@@ -252,6 +252,23 @@ describe('linear state encoding', () => {
     expect(text / final).toBeLessThanOrEqual(3);
   }, 60_000);
 
+  it('grows linearly when each step also edits an old item in place (a summary at the head, a message near it)', () => {
+    const run = (steps: number) => {
+      const t = thread();
+      const messages: unknown[] = [];
+      for (let s = 0; s <= steps; s++) {
+        const state = { messages: [...messages] };
+        const record = t.put(s, state);
+        if (s % 50 === 0) expect(t.read(record)).toEqual(state);
+        messages.push(msg(s));
+        if (s > 5) messages[s % 5] = { edited: s, text: 'e'.repeat(300) };
+      }
+      return t.written.reduce((a, b) => a + b, 0);
+    };
+    // Rewriting everything after the edit at every step would be quadratic: 4× for twice the steps.
+    expect(run(400) / run(200)).toBeLessThanOrEqual(2.5);
+  }, 60_000);
+
   it('grows linearly: a W6-like run stores ≤ 5× its final JSON, and 400 steps ≤ 2.5× the bytes of 200', () => {
     const run = (steps: number) => {
       const t = thread();

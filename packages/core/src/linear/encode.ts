@@ -182,7 +182,10 @@ class Walk {
       level: Math.max(level, levelOf(sizeOf(start, end))),
     });
 
-    // The last put's chunks that still hold the same items (by text) at the same places, from the start.
+    // The last put's chunks over the items still there: each one that holds the same items (by text) is
+    // referenced again; the first one with an edited item is written again, split a level down, so that further
+    // edits there (a summary at the head of a list, say) rewrite a smaller chunk each time, not the rest of the
+    // list.
     const segs: Run[] = [];
     let pos = 0;
     const old = this.prev?.parts.get(path);
@@ -190,13 +193,33 @@ class Walk {
       let same = 0;
       const limit = Math.min(n, old.texts.length);
       while (same < limit && old.texts[same] === texts[same]) same++;
+      let edited = false;
       for (const seg of old.segs) {
-        if (seg.start + seg.count > same) break;
-        // A part the last put knew but stored whole is written now, as the chunk it would have been.
-        segs.push(seg.id === undefined ? plan(seg.start, seg.start + seg.count, seg.level) : seg);
-        pos = seg.start + seg.count;
+        const end = seg.start + seg.count;
+        if (end > limit) break;
+        let unchanged = true;
+        for (let i = Math.max(seg.start, same); i < end && unchanged; i++)
+          unchanged = old.texts[i] === texts[i];
+        // A second chunk with changes (items removed or inserted shift all that follows): the rest is new.
+        if (!unchanged && edited) break;
+        if (!unchanged) edited = true;
+        if (unchanged) {
+          // A part the last put knew but stored whole is written now, as the chunk it would have been.
+          segs.push(seg.id === undefined ? plan(seg.start, end, seg.level) : seg);
+          this.matched += sizeOf(seg.start, end);
+        } else if (seg.level === 0) {
+          segs.push(plan(seg.start, end, 0));
+        } else {
+          const piece = levelBytes(Math.max(1, seg.level - 1));
+          for (let from = seg.start; from < end; ) {
+            let to = from + 1;
+            while (to < end && sizeOf(from, to) < piece) to++;
+            segs.push(plan(from, to, 0));
+            from = to;
+          }
+        }
+        pos = end;
       }
-      if (pos > 0) this.matched += sizeOf(0, pos);
     }
     // The rest is new: one chunk when small; when large (a first put, an edit far back), chunks of the
     // largest level it fills, then of smaller ones, so the merges below find nothing to redo.
