@@ -20,13 +20,14 @@ describe.each(allBackends())('leases on $name', (backend) => {
         return { n: s.n + 1 };
       })
       .addEdge(START, 'slow')
-      .compile({ checkpointer, leaseMs: 240 });
+      // 600 ms, renewed every 200: with 240, a CI machine under load once let the lease lapse before the read.
+      .compile({ checkpointer, leaseMs: 600 });
     const running = app.invoke({ n: 0 }, { thread: 'leased' });
     while ((await checkpointer.get('leased')) === undefined) await new Promise((r) => setTimeout(r, 5));
     const lease = await checkpointer.getLease('leased');
     expect(lease).toMatchObject({ thread: 'leased', pid: process.pid });
     // Two and a half lease lengths later the lease is still live: renewed every leaseMs / 3, with no step written.
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, 1_500));
     expect(await checkpointer.getLease('leased')).toMatchObject({ owner: lease?.owner });
     // A resume without an answer leaves a live run alone and writes nothing.
     await expect(app.resume('leased')).rejects.toMatchObject({ code: 'THREAD_BUSY' });
