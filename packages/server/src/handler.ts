@@ -145,7 +145,10 @@ export function createHandler(options: HandlerOptions): FlowHandler {
     return found.route({ request, query: url.searchParams, graph, thread, maxBodyBytes });
   }
 
-  const handle: ExchangeHandler = async (request) => {
+  const handle: ExchangeHandler = async (incoming) => {
+    // HEAD is answered as GET (status and headers; the transport sends no body), so `curl -I` and health checks
+    // see what a GET would, auth included.
+    const request = incoming.method === 'HEAD' ? { ...incoming, method: 'GET' } : incoming;
     let url: URL;
     try {
       url = new URL(request.url);
@@ -177,7 +180,13 @@ export function createHandler(options: HandlerOptions): FlowHandler {
     if (allowed !== undefined) Object.assign(response.headers, allowed);
     return response;
   };
-  const handler: FlowHandler = async (request) => toResponse(await handle(fromRequest(request)));
+  const handler: FlowHandler = async (request) => {
+    const out = await handle(fromRequest(request));
+    if (request.method !== 'HEAD' || out.body === null) return toResponse(out);
+    // A Fetch answer to HEAD carries no body, but says how long the GET's would be.
+    const length = typeof out.body === 'string' ? Buffer.byteLength(out.body) : out.body.byteLength;
+    return toResponse({ ...out, headers: { ...out.headers, 'content-length': String(length) }, body: null });
+  };
   Object.defineProperty(handler, HANDLE_EXCHANGE, { value: handle });
   Object.defineProperty(handler, OPEN_HANDLER, { value: open });
   return handler;

@@ -236,6 +236,55 @@ describe('createHandler and serve options', () => {
     }
   });
 
+  it('answers HEAD as GET with no body: the page without a token, the API only with one', async () => {
+    const handler = createHandler({ graphs: { pipeline: reviewGraph(store) }, token: 'tok' });
+    const head = (url: string, token?: string) =>
+      handler(
+        new Request(`http://x${url}`, {
+          method: 'HEAD',
+          headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        }),
+      );
+    const page = await head('/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(Number(page.headers.get('content-length'))).toBeGreaterThan(100);
+    expect(await page.text()).toBe('');
+    expect((await head('/api/graphs')).status).toBe(401);
+    const listed = await head('/api/graphs', 'tok');
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('content-length')).toBe(
+      String(JSON.stringify({ graphs: [{ name: 'pipeline' }] }).length),
+    );
+    expect(await listed.text()).toBe('');
+    expect((await head('/api/graphs/nope/runs', 'tok')).status).toBe(404);
+    // Over node:http too: the status and length of the GET, and no body on the wire.
+    const server = await serve(handler, { port: 0, host: '127.0.0.1' });
+    try {
+      const answer = await new Promise<{ status: number; length: string | undefined; body: string }>(
+        (resolve, reject) => {
+          const req = httpRequest(
+            { host: '127.0.0.1', port: server.port, path: '/', method: 'HEAD' },
+            (res) => {
+              let body = '';
+              res.on('data', (c) => (body += c));
+              res.on('end', () =>
+                resolve({ status: res.statusCode ?? 0, length: res.headers['content-length'], body }),
+              );
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        },
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.length).toBe(page.headers.get('content-length'));
+      expect(answer.body).toBe('');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('serves the UI at / without a token, with a strict content security policy', async () => {
     const handler = createHandler({ graphs: { pipeline: reviewGraph(store) }, token: 'tok' });
     const page = await handler(new Request('http://x/'));
