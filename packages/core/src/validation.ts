@@ -156,9 +156,13 @@ function isCanonicalTimestamp(text: string): boolean {
 const ISO_TIMESTAMP =
   /^(?:[+-]\d{6}|\d{4})(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?)?$/i;
 
+/** A date-time with no zone: `Date` would read it in the process's time zone. */
+const ZONELESS_TIME = /[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/i;
+
 /**
  * Parses a timestamp (a valid Date, or an ISO-8601 string, read as `new Date(text)` reads it) into
- * `toISOString()` form, or throws `InvalidArgumentError`.
+ * `toISOString()` form, or throws `InvalidArgumentError`. A date-time without a zone is UTC, as every stored
+ * `ts` is and as `flow prune --older-than` reads it, so the same text means the same instant on every machine.
  */
 export function normalizeTimestamp(value: unknown, what: string): string {
   if (typeof value === 'string' && isCanonicalTimestamp(value)) return value;
@@ -166,7 +170,7 @@ export function normalizeTimestamp(value: unknown, what: string): string {
     value instanceof Date
       ? value
       : typeof value === 'string' && ISO_TIMESTAMP.test(value)
-        ? new Date(value)
+        ? new Date(ZONELESS_TIME.test(value) ? `${value}Z` : value)
         : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
     throw new InvalidArgumentError(`${what} must be a valid Date or ISO-8601 string, got ${describe(value)}`);

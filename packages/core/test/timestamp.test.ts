@@ -47,4 +47,19 @@ describe('normalizeTimestamp', () => {
     expect(normalizeTimestamp(new Date(0), 'ts')).toBe('1970-01-01T00:00:00.000Z');
     expect(normalized('2023-02-29T00:00:00.000Z')).toBe(viaDate('2023-02-29T00:00:00.000Z'));
   });
+
+  it('reads a date-time without a zone as UTC, whatever the process time zone', () => {
+    const before = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(new Date('2026-12-02T15:00').toISOString()).toBe('2026-12-02T20:00:00.000Z'); // Date alone: local
+      expect(normalizeTimestamp('2026-12-02T15:00', 'ts')).toBe('2026-12-02T15:00:00.000Z');
+      expect(normalizeTimestamp('2026-12-02 15:00:30.5', 'ts')).toBe('2026-12-02T15:00:30.500Z');
+      expect(normalizeTimestamp('2026-12-02T15:00-05:00', 'ts')).toBe('2026-12-02T20:00:00.000Z');
+      expect(normalizeTimestamp('2026-12-02', 'ts')).toBe('2026-12-02T00:00:00.000Z');
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
 });
