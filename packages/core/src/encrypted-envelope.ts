@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { isKeyId } from './encryption-keys.js';
 import type { SerializeContext } from './serializer.js';
 
 /**
@@ -54,6 +55,27 @@ export function valueIdLength(text: string): number | undefined {
   const c = ALPHABET.indexOf(text.charAt(OPEN.length + 2));
   if (a < 0 || b < 0 || c < 0 || ((a << 2) | (b >> 4)) !== FORMAT_VALUE) return undefined;
   return ((b & 15) << 4) | (c >> 2);
+}
+
+/** An envelope's text: the prefix and base64url inside a JSON string. */
+const ENVELOPE_TEXT = new RegExp(`^${OPEN}([A-Za-z0-9_-]+)"$`);
+
+/**
+ * The key id a stored text's envelope names, read without any key, or `undefined` when the text is not one: a
+ * format byte (value or null), the id's length, an id of key-id characters, and at least a tag after it. The
+ * `flow` command uses it to say which key an encrypted store needs when `FLOW_KEYS` is not set.
+ */
+export function envelopeKeyId(text: string): string | undefined {
+  if (!text.startsWith(OPEN)) return undefined;
+  const body = ENVELOPE_TEXT.exec(text)?.[1];
+  if (body === undefined) return undefined;
+  const bytes = Buffer.from(body, 'base64url');
+  const length = bytes[1] ?? 0;
+  const format = bytes[0];
+  if ((format !== FORMAT_VALUE && format !== FORMAT_NULL) || length < 1) return undefined;
+  if (bytes.length < 2 + length + TAG_BYTES) return undefined;
+  const id = bytes.toString('utf8', 2, 2 + length);
+  return isKeyId(id) ? id : undefined;
 }
 
 /** The envelope text of `bytes`. */

@@ -3,6 +3,11 @@ import { InvalidArgumentError } from './errors.js';
 
 /** Key ids: short, printable, and free of the separators `FLOW_KEYS` uses (`,` and `:`). */
 const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** Whether `id` is a key id as `FLOW_KEYS` and `keys` accept it. */
+export function isKeyId(id: string): boolean {
+  return KEY_ID.test(id);
+}
 /** AES-256 takes 32-byte keys. */
 export const KEY_BYTES = 32;
 

@@ -2,6 +2,7 @@ export { type Awaitable, BaseCheckpointer, type BaseCheckpointerOptions } from '
 export { Checkpoint, type CheckpointInit, type ThreadInfo } from './checkpoint.js';
 export type { Checkpointer, PutOptions } from './checkpointer.js';
 export { deleteIdleThread, type IdleDeleteResult } from './delete-idle-thread.js';
+export { envelopeKeyId } from './encrypted-envelope.js';
 export {
   ENVELOPE_PREFIX,
   type EncryptedSerializer,

@@ -1,7 +1,7 @@
 import {
   CorruptCheckpointError,
-  ENVELOPE_PREFIX,
   type EncryptedSerializer,
+  envelopeKeyId,
   isFlowError,
   jsonSerializer,
   type SerializeContext,
@@ -24,24 +24,6 @@ export function storeSerializer(
     if (isFlowError(error, 'INVALID_ARGUMENT')) throw new UsageError(error.message);
     throw error;
   }
-}
-
-/** The stored text of an encrypted value: a JSON string of the envelope prefix and base64url. */
-const ENVELOPE_TEXT = new RegExp(`^"${ENVELOPE_PREFIX}([A-Za-z0-9_-]+)"$`);
-
-/**
- * The key id an encrypted value's stored text names, or `undefined` when the text is not an envelope: a format
- * byte (1 or 2), the id's length, the id, and at least a tag after it.
- */
-function envelopeKeyId(text: string): string | undefined {
-  if (!text.startsWith(`"${ENVELOPE_PREFIX}`)) return undefined;
-  const body = ENVELOPE_TEXT.exec(text)?.[1];
-  if (body === undefined) return undefined;
-  const bytes = Buffer.from(body, 'base64url');
-  const length = bytes[1] ?? 0;
-  if ((bytes[0] !== 1 && bytes[0] !== 2) || length < 1 || bytes.length < 2 + length + 16) return undefined;
-  const id = bytes.toString('utf8', 2, 2 + length);
-  return /^[A-Za-z0-9_.-]{1,64}$/.test(id) ? id : undefined;
 }
 
 function placeOf(ctx: SerializeContext | undefined): string {
