@@ -33,16 +33,16 @@ function stepItem(graph, cp, selected) {
   );
 }
 
+function stepOptions(steps, value) {
+  return steps.map((s) => h('option', { value: String(s), selected: s === value }, `step ${s}`));
+}
+
 function stepSelect(id, label, steps, value) {
   return h(
     'label',
     { class: 'inline', for: id },
     `${label} `,
-    h(
-      'select',
-      { id },
-      steps.map((s) => h('option', { value: String(s), selected: s === value }, `step ${s}`)),
-    ),
+    h('select', { id }, stepOptions(steps, value)),
   );
 }
 
@@ -87,10 +87,24 @@ export async function renderRun(main, { params }) {
   );
   heading.focus();
 
-  async function showDiff(steps, fromStep, toStep) {
+  // The steps the pickers offer, newest first: every step the timeline has loaded (it loads a page at a
+  // time) and the two being compared, which may be older than the loaded page (`to=5` in the address).
+  let steps = [];
+  function knowSteps(more) {
+    steps = [...new Set([...steps, ...more.filter((s) => s !== null && s !== undefined)])].sort(
+      (a, b) => b - a,
+    );
+    for (const select of diffBox.querySelectorAll('select')) {
+      const value = Number(select.value);
+      select.replaceChildren(...stepOptions(steps, value));
+    }
+  }
+
+  async function showDiff(fromStep, toStep) {
     const diff = await api(runPath('diff'), { query: { from: fromStep ?? undefined, to: toStep } });
     const before = diff.from === null ? {} : (await api(runPath('steps', String(diff.from)))).state;
     const after = await api(runPath('steps', String(diff.to)));
+    knowSteps([diff.from, diff.to]);
     const fromSel = stepSelect('diff-from', 'From', steps, diff.from);
     const toSel = stepSelect('diff-to', 'to', steps, diff.to);
     const form = h(
@@ -101,7 +115,7 @@ export async function renderRun(main, { params }) {
           event.preventDefault();
           const from = Number(fromSel.querySelector('select').value);
           const to = Number(toSel.querySelector('select').value);
-          showDiff(steps, from, to);
+          showDiff(from, to);
         },
       },
       fromSel,
@@ -143,14 +157,16 @@ export async function renderRun(main, { params }) {
         const beforeStep = Number(new URLSearchParams(last.hash.split('?')[1]).get('to'));
         const page = await api(runPath('history'), { query: { beforeStep, limit: HISTORY_PAGE } });
         timeline.append(...page.checkpoints.map((cp) => stepItem(graph, cp, false)));
+        knowSteps(page.checkpoints.map((cp) => cp.step));
         if (page.checkpoints.length < HISTORY_PAGE) older.remove();
         else older.disabled = false;
       });
       timeline.after(older);
     }
-    const steps = checkpoints.map((cp) => cp.step);
+    steps = [];
+    knowSteps(checkpoints.map((cp) => cp.step));
     const from = params.has('from') ? Number(params.get('from')) : undefined;
-    await showDiff(steps, from, to);
+    await showDiff(from, to);
     return latest;
   }
 

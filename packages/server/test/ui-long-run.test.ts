@@ -1,0 +1,92 @@
+import type { Checkpointer } from '@flow/core';
+import { END, START, StateGraph } from '@flow/graph';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler, type FlowServer, serve } from '../src/index.js';
+import { launchBrowser } from './support/browser.js';
+import { createStore, type StoreFixture } from './support/stores.js';
+
+const TOKEN = 'long-run-token';
+const LAST = 250;
+
+// The timeline loads 100 steps at a time; the diff's step pickers must still offer every step it shows.
+describe('the run page of a run longer than one page of history, in headless Chromium', () => {
+  let fixture: StoreFixture;
+  let store: Checkpointer;
+  let server: FlowServer;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let context: BrowserContext;
+
+  async function openRun(query: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#/run?graph=counter&thread=long%2Frun&${query}`);
+    if (await page.getByLabel('Token').count()) {
+      await page.getByLabel('Token').fill(TOKEN);
+      await page.getByRole('button', { name: 'Continue' }).click();
+    }
+    await page.locator('details.state summary').waitFor();
+    return page;
+  }
+  const picked = async (page: Page) => [
+    await page.locator('#diff-from').inputValue(),
+    await page.locator('#diff-to').inputValue(),
+  ];
+
+  beforeAll(async () => {
+    fixture = await createStore('sqlite');
+    store = fixture.open();
+    const app = new StateGraph<{ n?: number }>({})
+      .addNode('count', (s) => ({ n: (s.n ?? 0) + 1 }))
+      .addEdge(START, 'count')
+      .addConditionalEdges('count', (s) => ((s.n ?? 0) >= LAST ? END : 'count'))
+      .compile({ checkpointer: store, maxSteps: 1000 });
+    await app.invoke({}, { thread: 'long/run' });
+    server = await serve(createHandler({ graphs: { counter: app }, token: TOKEN }), { port: 0 });
+    browser = await launchBrowser();
+    context = browser.context;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await store?.close();
+    await fixture?.cleanup();
+  });
+
+  it('offers the older steps in the diff once the timeline has loaded them', async () => {
+    const page = await openRun('');
+    expect(await page.locator('.timeline li').count()).toBe(100);
+    for (let i = 0; i < 2; i++) {
+      const before = await page.locator('.timeline li').count();
+      await page.getByRole('button', { name: 'Older steps' }).click();
+      await expect.poll(() => page.locator('.timeline li').count()).toBeGreaterThan(before);
+    }
+    await expect.poll(() => page.locator('.timeline li').count()).toBe(LAST + 1);
+    expect(await page.locator('#diff-from option').count()).toBe(LAST + 1);
+    await page.locator('#diff-from').selectOption('0');
+    await page.locator('#diff-to').selectOption(String(LAST));
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByText(`Full state at step ${LAST}`).waitFor();
+    await expect.poll(() => picked(page)).toEqual(['0', String(LAST)]);
+    const row = page.locator('table.diff tr', { has: page.getByRole('cell', { name: '/n' }) });
+    expect(await row.locator('td').allTextContents()).toEqual(['added', '/n', '—', String(LAST)]);
+    await page.close();
+  });
+
+  it('shows the steps it compares in the pickers, older than the loaded page too', async () => {
+    const page = await openRun('to=5');
+    await page.getByText('Full state at step 5').waitFor();
+    expect(await picked(page)).toEqual(['4', '5']);
+    // Compare again as shown: the same two steps, not the latest.
+    await page.locator('form.compare').evaluate((form) => form.setAttribute('data-old', ''));
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.locator('form.compare:not([data-old])').waitFor();
+    await page.getByText('Full state at step 5').waitFor();
+    expect(await picked(page)).toEqual(['4', '5']);
+    await page.close();
+
+    const both = await openRun(`from=0&to=${LAST}`);
+    await both.getByText(`Full state at step ${LAST}`).waitFor();
+    expect(await picked(both)).toEqual(['0', String(LAST)]);
+    await both.close();
+  });
+});
