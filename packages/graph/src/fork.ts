@@ -9,6 +9,7 @@ import {
 } from '@flow/core';
 import { isObjectLike } from './apply-updates.js';
 import { GRAPH, ThreadBusy, ThreadNotFound } from './errors.js';
+import { superStepOf } from './pending.js';
 import type { ForkOptions } from './types.js';
 
 const q = JSON.stringify;
@@ -28,10 +29,23 @@ async function stepsUpTo(checkpointer: Checkpointer, thread: string, step: numbe
 }
 
 /**
+ * Whether the super-step that read `cp` finished in the source: the source's next step is a new super-step's
+ * checkpoint, not a continuation of this one (an interrupt, a failure, a claim). Its writes are then spent: a
+ * fork that carried them would replay that super-step's updates and task values instead of running it, on a
+ * patched state too.
+ */
+async function finishedAfter(checkpointer: Checkpointer, cp: Checkpoint): Promise<boolean> {
+  const after = await checkpointer.get(cp.thread, cp.step + 1);
+  return after !== undefined && superStepOf(after) !== superStepOf(cp);
+}
+
+/**
  * Copies checkpoints `0…step` of `thread` to `to`, oldest first, each with `ifRevision: 0` (so a thread that
  * appears at `to` meanwhile stops the copy with `ThreadBusy`) and with its step's per-step writes in the same
- * put, so the fork keeps the nodes that had completed at `step` and the values of their durable tasks.
- * Resolves with the copy of `step`.
+ * put, so a fork of a super-step that was cut short (an interrupt, a failure, a crash) keeps the nodes that had
+ * completed and the values of their durable tasks. A fork of a step whose super-step finished in the source
+ * carries none of that step's writes: `resume(to)` runs that super-step again (on the patched state, with new
+ * task values). Resolves with the copy of `step`.
  */
 export async function forkThread(
   checkpointer: Checkpointer,
@@ -53,10 +67,11 @@ export async function forkThread(
   }
   if ((await checkpointer.get(to)) !== undefined)
     throw new ThreadBusy(to, 'exists already: fork to a new thread id');
+  const spent = await finishedAfter(checkpointer, source);
   let copy: Checkpoint | undefined;
   for (const cp of await stepsUpTo(checkpointer, thread, options.step)) {
     try {
-      const writes = await checkpointer.getWrites(thread, cp.step);
+      const writes = cp.step === options.step && spent ? [] : await checkpointer.getWrites(thread, cp.step);
       copy = await checkpointer.put(cp.with({ thread: to }), { ifRevision: 0, writes });
     } catch (error) {
       if (isFlowError(error, 'CHECKPOINT_CONFLICT'))

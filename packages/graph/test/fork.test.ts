@@ -72,6 +72,34 @@ describe.each(allBackends())('fork on $name', (backend) => {
     expect(researched).toBe(1);
   });
 
+  it('a fork of a step whose super-step finished runs it again: on the patched state, with new task values', async () => {
+    type T = { log: string[]; topic: string };
+    let llm = 0;
+    const app = new StateGraph<T>({ reducers: { log: concat } })
+      .addNode('write', async (s, ctx) => {
+        const text = await ctx.task('llm', () => `draft ${++llm} on ${s.topic}`);
+        return { log: [text] };
+      })
+      .addNode('cite', (s) => ({ log: [`cite ${s.topic}`] }))
+      .addNode('edit', async (s, ctx) => ({
+        log: [await ctx.task('llm', () => `edit ${++llm} on ${s.topic}`)],
+      }))
+      .addConditionalEdges(START, () => ['write', 'cite'])
+      .addEdge('write', 'edit')
+      .compile({ checkpointer });
+    const done = await app.invoke({ log: [], topic: 'cats' }, { thread: 'done-src' });
+    expect(done.state.log).toEqual(['draft 1 on cats', 'cite cats', 'edit 2 on cats']);
+
+    // Step 0's super-step (write + cite, stored as writes) and step 1's (edit, a task value) both finished.
+    await app.fork('done-src', { step: 0, to: 'done-fork-0' });
+    const again = await app.resume('done-fork-0', { patch: { topic: 'dogs' } });
+    expect(again.state.log).toEqual(['draft 3 on dogs', 'cite dogs', 'edit 4 on dogs']);
+    await app.fork('done-src', { step: 1, to: 'done-fork-1' });
+    const edited = await app.resume('done-fork-1', { patch: { topic: 'owls' } });
+    expect(edited.state.log).toEqual(['draft 1 on cats', 'cite cats', 'edit 5 on owls']);
+    expect((await app.getState('done-src'))?.state.log).toEqual(done.state.log);
+  });
+
   it('defaults to a random UUID; rejects an unknown thread, a missing step and an existing target', async () => {
     const app = approval();
     await app.invoke({ log: [] }, { thread: 'f2' });
