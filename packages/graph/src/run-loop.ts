@@ -239,7 +239,7 @@ export async function* runLoop<S extends State>(
         }));
         const first = interrupts[0] as PendingInterrupt;
         const writes = [
-          ...ledger.carried(),
+          ...(await ledger.carried()),
           ...outcome.interrupts.map((i) => ({
             node: i.node,
             key: PENDING,
@@ -275,7 +275,7 @@ export async function* runLoop<S extends State>(
         for (let i = 0; i < frontier.length; i++) ledger.remember(frontier[i] as string, UPDATE, updates[i]);
       }
       ledger.close();
-      return await failed(error, ledger.carried(), true);
+      return await failed(error, await ledger.carried(), true);
     }
     ledger.close();
     // An event hands `next` out (and it becomes the next `ran`): freeze it so a consumer cannot steer the run.

@@ -102,7 +102,7 @@ async function runTask<S extends State, T>(
   }
   used.add(name);
   const key = taskKey(name);
-  const stored = run.ledger.get(node, key);
+  const stored = await run.ledger.take(node, key);
   if (stored !== undefined) return stored.value as T;
   const value = await fn();
   await run.ledger.record(node, key, value);

@@ -37,6 +37,35 @@ describe.each(allBackends())('ctx.task and ctx.idempotencyKey on $name', (backen
     expect(keys[0]).toMatch(/^flow-[A-Za-z0-9_-]{43}$/);
   });
 
+  it('a node that changes a task value gets the stored one on every re-run: after an interrupt, an error, a retry', async () => {
+    type T = { seen: string[] };
+    const seen: string[] = [];
+    let failsLeft = 2;
+    const app = new StateGraph<T>()
+      .addNode(
+        'pay',
+        async (_s, ctx) => {
+          const charge = await ctx.task('charge', () => ({ n: 0, raw: Buffer.from('ok') }));
+          seen.push(`${charge.n} ${charge.raw.constructor.name}`);
+          charge.n += 1; // the node's own object: what was stored must not change with it
+          if (seen.length === 1) ctx.interrupt('approve?');
+          if (failsLeft-- > 0) throw new Error('ledger down');
+          return { seen };
+        },
+        { retry: { maxAttempts: 2, initialDelayMs: 0 } },
+      )
+      .addEdge(START, 'pay')
+      .compile({ checkpointer });
+    expect((await app.invoke({ seen: [] }, { thread: 'mutated' })).status).toBe('interrupted');
+    // Attempt 1 (after the answer) and its retry both fail; the failure's checkpoint carries the value on.
+    await expect(app.resume('mutated', { answer: 'yes' })).rejects.toMatchObject({ code: 'NODE_FAILED' });
+    await app.resume('mutated');
+    const stored = seen.map((line) => line.split(' ')[0]);
+    expect(stored).toEqual(['0', '0', '0', '0']);
+    // The first run got fn's own value; every re-run, the retry in the same call too, the serializer's.
+    expect(seen.slice(1)).toEqual(['0 Uint8Array', '0 Uint8Array', '0 Uint8Array']);
+  });
+
   it('an fn that throws stores nothing and the error propagates; the next run calls it again', async () => {
     let calls = 0;
     const app = new StateGraph<S>({ reducers: { log: concat } })
