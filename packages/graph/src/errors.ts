@@ -33,8 +33,8 @@ export class AlreadyResumed extends FlowError {
   /** The step whose claim was lost, or the thread's latest step when an answer came too late. */
   readonly step: number;
 
-  constructor(thread: string, step: number, detail: string) {
-    super('ALREADY_RESUMED', `${GRAPH}thread ${q(thread)} step ${step}: ${detail}`);
+  constructor(thread: string, step: number, detail: string, options?: { cause?: unknown }) {
+    super('ALREADY_RESUMED', `${GRAPH}thread ${q(thread)} step ${step}: ${detail}`, options);
     this.thread = thread;
     this.step = step;
   }

@@ -118,8 +118,13 @@ function eventUpdates(ran: readonly string[], updates: readonly unknown[], redac
 }
 
 /** A step this run meant to write was written first: another worker resumed the run meanwhile. */
-const TAKEN_OVER = (thread: string, step: number) =>
-  new AlreadyResumed(thread, step, 'another worker wrote this step first (the run was resumed elsewhere)');
+const TAKEN_OVER = (thread: string, step: number, cause?: unknown) =>
+  new AlreadyResumed(
+    thread,
+    step,
+    'another worker wrote this step first (the run was resumed elsewhere)',
+    cause === undefined ? undefined : { cause },
+  );
 
 /** Why a run failed, as recorded on its failed checkpoint; `undefined` for errors that are not a failure. */
 function runErrorOf(error: unknown): RunError | undefined {
@@ -178,13 +183,17 @@ export async function* runLoop<S extends State>(
     if (runError === undefined || checkpointer === undefined) throw error;
     // A super-step that started had passed its interruptBefore check: its recovery must not stop again.
     const meta = started ? { superStep, pastInterruptBefore: true } : { superStep };
-    await commit(
-      target,
-      { thread, step: at, state, next: frontier, writes, error: runError, meta },
-      TAKEN_OVER,
-    ).catch(
-      () => {}, // Someone else moved the run on: the error stands, and there is nothing to record.
-    );
+    try {
+      await commit(
+        target,
+        { thread, step: at, state, next: frontier, writes, error: runError, meta },
+        (t, s) => TAKEN_OVER(t, s, thrown),
+      );
+    } catch (recordError) {
+      // Someone else moved the run on (a paused call taken over): this call lost the run, which is not failed.
+      if (isFlowError(recordError, 'ALREADY_RESUMED')) throw recordError;
+      // The store failed: the run's own error stands, unrecorded (a worker takes the run up again).
+    }
     throw thrown;
   };
 

@@ -227,6 +227,38 @@ describe.each(backends)('resume on $name', ({ create }) => {
     expect((await app.history('taken')).map((c) => c.step)).toEqual([2, 1, 0]);
   });
 
+  it('a run taken over whose node then throws rejects with AlreadyResumed, and the thread is not failed', async () => {
+    let release!: () => void;
+    let hold: Promise<void> | undefined = new Promise((r) => {
+      release = r;
+    });
+    const app = new StateGraph<{ n: number }>()
+      .addNode('slow', async (s) => {
+        if (hold === undefined) return { n: s.n + 1 };
+        await hold;
+        throw new Error('the paused call failed after the takeover');
+      })
+      .addEdge(START, 'slow')
+      .compile({ checkpointer });
+    const original = app.invoke({ n: 0 }, { thread: 'taken-then-failed' });
+    await expect.poll(() => checkpointer.get('taken-then-failed')).toBeDefined();
+    // The original stalls as a paused process would, and its lease runs out (released here by hand).
+    const lease = await checkpointer.getLease('taken-then-failed');
+    await checkpointer.releaseLease('taken-then-failed', lease?.owner as string);
+    const paused = hold;
+    hold = undefined;
+    expect(await app.resume('taken-then-failed')).toMatchObject({ status: 'done', step: 2, state: { n: 1 } });
+    hold = paused;
+    release();
+    // Its failure cannot be recorded (step 1 is the taker's): it lost the run, as a loser of a commit does.
+    const error = await original.catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ALREADY_RESUMED', thread: 'taken-then-failed', step: 1 });
+    expect((error as Error).cause).toBeInstanceOf(NodeError);
+    const [info] = await checkpointer.listThreads();
+    expect(info).toMatchObject({ thread: 'taken-then-failed', done: true, failed: false, error: null });
+    expect((await app.history('taken-then-failed')).map((c) => c.step)).toEqual([2, 1, 0]);
+  });
+
   it('invoke on a finished thread applies the input through the reducers and continues the steps', async () => {
     const { app } = counter();
     const first = await app.invoke({ n: 0, log: ['start'] }, { thread: 'again' });
