@@ -40,6 +40,16 @@ function errorView(graph, thread, error) {
     );
   }
   const where = error instanceof ApiError && error.node ? ` (node ${error.node})` : '';
+  if (error instanceof ApiError && error.status === 422) {
+    // The run took the answer and then failed (a later node threw, the step limit...): it was answered.
+    return h(
+      'div',
+      { class: 'outcome failed', role: 'alert' },
+      h('strong', null, `Answered — the run failed${where}. `),
+      `${error.code}: ${error.message} `,
+      runLink(graph, thread, 'Open the run'),
+    );
+  }
   return h(
     'div',
     { class: 'outcome failed', role: 'alert' },
@@ -51,7 +61,8 @@ function errorView(graph, thread, error) {
 /**
  * The question of an interrupted run and the form that answers it: free text, JSON, or one click on an
  * option the payload lists. The answer carries the id of the interrupt shown, so an answer to a question
- * that was already answered is refused rather than applied to the next one.
+ * that was already answered is refused rather than applied to the next one. `onAnswered` is told once the run
+ * took the answer: with its result, or with nothing when the run then failed (a `422`: answered, and failed).
  */
 export function answerForm(graph, cp, { onAnswered } = {}) {
   const id = ++formCount;
@@ -89,8 +100,10 @@ export function answerForm(graph, cp, { onAnswered } = {}) {
       onAnswered?.(outcome);
     } catch (error) {
       replace(result, errorView(graph, cp.thread, error));
-      const final = error instanceof ApiError && (error.code === 'ALREADY_RESUMED' || error.status === 422);
+      const failed = error instanceof ApiError && error.status === 422;
+      const final = failed || (error instanceof ApiError && error.code === 'ALREADY_RESUMED');
       if (!final) for (const b of buttons) b.disabled = false;
+      if (failed) onAnswered?.();
     }
   }
 
