@@ -87,10 +87,24 @@ function holdsOnlyPrimitives(meta: object): boolean {
   return Object.getPrototypeOf(meta) === Object.prototype || Object.getPrototypeOf(meta) === null;
 }
 
-function stringifyMeta(meta: Readonly<Record<string, unknown>>): string {
+/** `JSON.stringify` of `meta`, its TypeError (a BigInt, a cycle) a `SerializationError` naming the record. */
+function metaJson(meta: Readonly<Record<string, unknown>>, cp: Checkpoint, backend?: string): string {
+  try {
+    return JSON.stringify(meta);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new SerializationError(
+      `${prefix(backend)}meta of thread ${JSON.stringify(cp.thread)} step ${cp.step} is not plain JSON: ${detail}`,
+      { cause: error },
+    );
+  }
+}
+
+function stringifyMeta(cp: Checkpoint, backend?: string): string {
+  const meta = cp.meta;
   if (meta === lastMeta) return lastMetaText;
   for (const _ in meta) {
-    const text = JSON.stringify(meta);
+    const text = metaJson(meta, cp, backend);
     if (Object.isFrozen(meta) && holdsOnlyPrimitives(meta)) {
       lastMeta = meta;
       lastMetaText = text;
@@ -110,6 +124,8 @@ export function encodeRecord(
   backend?: string,
   state?: string,
 ): CheckpointRecord {
+  // meta first: a meta that is not JSON fails the put before any state is serialized or chunk made.
+  const meta = stringifyMeta(cp, backend);
   return {
     thread: cp.thread,
     step: cp.step,
@@ -128,7 +144,7 @@ export function encodeRecord(
     ts: cp.ts || isoNow(),
     revision: cp.revision,
     error: stringifyRunError(cp.error),
-    meta: stringifyMeta(cp.meta),
+    meta,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Checkpoint, encodeRecord, jsonSerializer } from '../src/index.js';
+import { Checkpoint, encodeRecord, isFlowError, jsonSerializer } from '../src/index.js';
 
 const metaText = (meta: Record<string, unknown>) =>
   encodeRecord(new Checkpoint({ thread: 't', step: 0, state: 1, meta }), jsonSerializer).meta;
@@ -39,5 +39,20 @@ describe('encodeRecord meta', () => {
     ) as Record<string, unknown>;
     expect(metaText(getter)).toBe('{"n":1}');
     expect(metaText(getter)).toBe('{"n":2}');
+  });
+
+  it('a meta JSON cannot hold (a BigInt, a cycle) is a SerializationError naming meta, not a bare TypeError', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    for (const meta of [{ stateVersion: 1n }, Object.freeze({ n: 2n }), cyclic]) {
+      let thrown: unknown;
+      try {
+        metaText(meta);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isFlowError(thrown, 'SERIALIZATION'), String(thrown)).toBe(true);
+      expect((thrown as Error).message).toMatch(/meta of thread "t" step 0 is not plain JSON/);
+    }
   });
 });
