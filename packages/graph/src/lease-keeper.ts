@@ -11,6 +11,10 @@ export class LeaseKeeper {
   #timer: NodeJS.Timeout | undefined;
   #held = false;
   #lost = false;
+  /** Set by `release`: a renewal still in flight then never takes the lease again. */
+  #released = false;
+  /** The renewal in flight, which `release` waits for (its store call may land after a release sent later). */
+  #ticking: Promise<void> | undefined;
 
   constructor(
     readonly checkpointer: Checkpointer,
@@ -34,13 +38,23 @@ export class LeaseKeeper {
    * trying to take it instead.
    */
   keep(): void {
-    this.#timer = setInterval(() => void this.#tick(), Math.max(1, Math.floor(this.ttlMs / 3)));
+    this.#timer = setInterval(
+      () => {
+        // One renewal at a time: a slow store never has two in flight, and `release` waits for the one there is.
+        if (this.#ticking !== undefined) return;
+        this.#ticking = this.#tick().finally(() => {
+          this.#ticking = undefined;
+        });
+      },
+      Math.max(1, Math.floor(this.ttlMs / 3)),
+    );
     this.#timer.unref();
   }
 
   async #tick(): Promise<void> {
     try {
       if (this.#held && (await this.checkpointer.renewLease(this.thread, this.request()))) return;
+      if (this.#released) return;
       const taken = await this.checkpointer.acquireLease(this.thread, this.request());
       if (taken !== undefined) this.#held = true;
       else if (this.#held) this.#lost = true;
@@ -49,10 +63,24 @@ export class LeaseKeeper {
     }
   }
 
-  /** Stops renewing and releases the lease (errors ignored: it expires anyway). */
+  /**
+   * Stops renewing and releases the lease (errors ignored: it expires anyway), after the renewal in flight,
+   * if any: sent first, it could otherwise reach the store after the release and take the lease again.
+   */
   async release(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#released = true;
+    if (this.#ticking !== undefined) {
+      // Bounded: a store that never answers must not hang the call (by then the lease has expired anyway).
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.ttlMs);
+        timer.unref();
+      });
+      await Promise.race([this.#ticking, expired]);
+      clearTimeout(timer);
+    }
     if (!this.#held) return;
     this.#held = false;
     await this.checkpointer.releaseLease(this.thread, this.owner).catch(() => {});

@@ -49,6 +49,39 @@ describe.each(allBackends())('leases on $name', (backend) => {
     expect(await checkpointer.getLease('released')).toBeUndefined();
   });
 
+  it('a renewal still in flight when the call ends does not take the lease back after the release', async () => {
+    // A store that answers renewals late (a pool runs them on another connection than the release): each
+    // renewal lands 45 ms after its tick, so one is always in flight when the call releases its lease.
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const slowRenewals = new Proxy(checkpointer, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        if (key === 'renewLease') {
+          return async (...args: Parameters<Checkpointer['renewLease']>) => {
+            await sleep(45);
+            return target.renewLease(...args);
+          };
+        }
+        return value.bind(target);
+      },
+    });
+    const app = new StateGraph<{ n: number }>()
+      .addNode('work', async (s) => {
+        await sleep(100);
+        return { n: s.n + 1 };
+      })
+      .addEdge(START, 'work')
+      .compile({ checkpointer: slowRenewals, leaseMs: 90 });
+    for (const thread of ['late-renewal-1', 'late-renewal-2', 'late-renewal-3']) {
+      expect(await app.invoke({ n: 0 }, { thread })).toMatchObject({ status: 'done' });
+      expect(await checkpointer.getLease(thread)).toBeUndefined();
+      // Past every renewal sent while the call ran: none of them took the lease again.
+      await sleep(60);
+      expect(await checkpointer.getLease(thread)).toBeUndefined();
+    }
+  });
+
   it('compile checks leaseMs', () => {
     const graph = new StateGraph().addNode('n', () => ({})).addEdge(START, 'n');
     for (const leaseMs of [0, 29, 1.5, 86_400_001, '1s']) {
