@@ -3,7 +3,8 @@ import type { SerializeContext } from './serializer.js';
 /**
  * What the encrypted serializer has already authenticated: an envelope's exact text and the place it was
  * authenticated at, with its plaintext text
- * (`null` for a null marker). Only envelopes this serializer encrypted, or decrypted and verified, go in; its
+ * (`null` for a null marker). Only envelopes this serializer decrypted and verified go in (a read fills it,
+ * a write does not); its
  * keys never change, so the same text at the same place would authenticate again to the same plaintext. A hit
  * needs both to be equal: a tampered text, or the same text at another place, misses and is checked in full.
  *
@@ -14,9 +15,8 @@ import type { SerializeContext } from './serializer.js';
  * hit in an older map moves its entry to the youngest. So at least (`GENERATIONS` − 1)/`GENERATIONS` of the
  * bound stays held once it has been filled.
  *
- * Filled on every put, so it is kept cheap to fill: a put only adds to a small map. Evicting entry by entry
- * (a map deletion and a queue step for each, on memory the CPU caches no longer hold after a SQLite fsync)
- * cost a put twice what this does.
+ * Filled on every read that decrypts, so it is kept cheap to fill: a fill only adds to a small map. Evicting
+ * entry by entry (a map deletion and a queue step for each) cost twice what this does.
  */
 export class DecryptionCache {
   readonly #limit: number;

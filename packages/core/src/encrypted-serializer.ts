@@ -78,8 +78,8 @@ export interface EncryptedSerializerOptions {
    */
   allowPlaintext?: boolean;
   /**
-   * Bytes of plaintext (with its envelope) kept in memory for values this serializer encrypted or decrypted,
-   * so reading the same envelope at the same place again skips the cipher; `0` turns it off. What stays in
+   * Bytes of plaintext (with its envelope) kept in memory for values this serializer decrypted (not those it
+   * encrypted), so reading the same envelope at the same place again skips the cipher; `0` turns it off. What stays in
    * memory, and for how long, is in docs/security.md. @default 4 MiB
    */
   cacheBytes?: number;
@@ -275,9 +275,7 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       const at = requireContext(context, 'encrypt');
       const place = placeJson(at);
       if (value === null) {
-        const marker = encryptNull(place);
-        cache?.set(marker, at, null);
-        return marker;
+        return encryptNull(place);
       }
       const text = inner.serialize(value, at);
       if (!text.isWellFormed()) throw new SerializationError('the inner serializer emitted a lone surrogate');
@@ -287,10 +285,9 @@ export function encryptedSerializer(options: EncryptedSerializerOptions): Encryp
       // The text goes in as a string: the cipher call encodes it, with no Buffer of the plaintext made for it.
       const body = cipher.update(text, 'utf8');
       const tail = cipher.final(); // GCM's final yields no bytes; kept so that nothing could be lost
-      const envelope = envelopeText(Buffer.concat([valuePrefix, body, tail, cipher.getAuthTag()]));
-      // What this process wrote is what a read of it would authenticate to.
-      cache?.set(envelope, at, text);
-      return envelope;
+      // Not put in the decryption cache: a running engine never reads back the steps it writes, so holding
+      // them would cost every put for reads that mostly never come (the cache fills as values are read).
+      return envelopeText(Buffer.concat([valuePrefix, body, tail, cipher.getAuthTag()]));
     },
 
     deserialize(text: string, context?: SerializeContext): unknown {
