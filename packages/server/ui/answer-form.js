@@ -61,10 +61,11 @@ function errorView(graph, thread, error) {
 /**
  * The question of an interrupted run and the form that answers it: free text, JSON, or one click on an
  * option the payload lists. The answer carries the id of the interrupt shown, so an answer to a question
- * that was already answered is refused rather than applied to the next one. `onAnswered` is told once the run
- * took the answer: with its result, or with nothing when the run then failed (a `422`: answered, and failed).
+ * that was already answered is refused rather than applied to the next one. `onSettled` is told once the run
+ * moved on: it took the answer (with its result; with nothing when the run then failed, a `422`), or someone
+ * answered first (`ALREADY_RESUMED`).
  */
-export function answerForm(graph, cp, { onAnswered } = {}) {
+export function answerForm(graph, cp, { onSettled } = {}) {
   const id = ++formCount;
   const payload = cp.interruptPayload;
   const question = questionOf(payload);
@@ -97,13 +98,12 @@ export function answerForm(graph, cp, { onAnswered } = {}) {
         body,
       });
       replace(result, outcomeView(graph, outcome));
-      onAnswered?.(outcome);
+      onSettled?.(outcome);
     } catch (error) {
       replace(result, errorView(graph, cp.thread, error));
-      const failed = error instanceof ApiError && error.status === 422;
-      const final = failed || (error instanceof ApiError && error.code === 'ALREADY_RESUMED');
+      const final = error instanceof ApiError && (error.code === 'ALREADY_RESUMED' || error.status === 422);
       if (!final) for (const b of buttons) b.disabled = false;
-      if (failed) onAnswered?.();
+      else onSettled?.();
     }
   }
 

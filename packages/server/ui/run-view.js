@@ -170,16 +170,27 @@ export async function renderRun(main, { params }) {
     return latest;
   }
 
-  const latest = await refresh();
-  if (latest.interrupted) {
+  // The question the run waits on, with its form. Once an answer settles (taken, or someone answered first)
+  // the page reads the run again; a run that waits again gets the new question, under the last outcome.
+  function showQuestion(cp, lastOutcome) {
     replace(
       questionBox,
       h(
         'section',
         { class: 'card approval', 'aria-labelledby': 'question-h' },
-        h('h2', { id: 'question-h' }, `Waiting for an answer at ${latest.interruptNode ?? '?'}`),
-        answerForm(graph, latest, { onAnswered: () => refresh() }),
+        h('h2', { id: 'question-h' }, `Waiting for an answer at ${cp.interruptNode ?? '?'}`),
+        lastOutcome ?? null,
+        answerForm(graph, cp, {
+          onSettled: async () => {
+            const outcome = questionBox.querySelector('.outcome');
+            const now = await refresh();
+            if (now.interrupted) showQuestion(now, outcome);
+          },
+        }),
       ),
     );
   }
+
+  const latest = await refresh();
+  if (latest.interrupted) showQuestion(latest);
 }

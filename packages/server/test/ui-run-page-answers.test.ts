@@ -1,0 +1,76 @@
+import type { Checkpointer } from '@flow/core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler, type FlowServer, serve } from '../src/index.js';
+import { launchBrowser } from './support/browser.js';
+import { twoQuestionsGraph } from './support/graphs.mjs';
+import { createStore, type StoreFixture } from './support/stores.js';
+
+const TOKEN = 'run-page-answers-token';
+
+// A run that asks twice: once the first question is answered on its run page (or by someone else), the
+// page asks the next one, without a reload (its "Open the run" link is the page itself).
+describe('answering on the run page of a run that asks again, in headless Chromium', () => {
+  let fixture: StoreFixture;
+  let store: Checkpointer;
+  let server: FlowServer;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let context: BrowserContext;
+
+  async function openRun(thread: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/#/run?graph=two&thread=${encodeURIComponent(thread)}`);
+    await page.getByLabel('Token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('section.approval p.asked').waitFor();
+    return page;
+  }
+  const asked = (page: Page) => page.locator('section.approval p.asked').allTextContents();
+
+  beforeAll(async () => {
+    fixture = await createStore('sqlite');
+    store = fixture.open();
+    const app = twoQuestionsGraph(store);
+    for (const thread of ['asks twice', 'asks twice/two tabs']) await app.invoke({ log: [] }, { thread });
+    server = await serve(createHandler({ graphs: { two: app }, token: TOKEN }), { port: 0 });
+    browser = await launchBrowser();
+    context = browser.context;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await store?.close();
+    await fixture?.cleanup();
+  });
+
+  it('asks the next question once the first is answered, and answers it', async () => {
+    const page = await openRun('asks twice');
+    expect(await asked(page)).toEqual(['first?']);
+    await page.getByLabel('Your answer').fill('one');
+    await page.getByRole('button', { name: 'Send answer' }).click();
+    await page.getByText('Answered — the run is waiting again').waitFor();
+    await expect.poll(() => asked(page)).toEqual(['second?']);
+    expect(await page.getByRole('button', { name: 'Send answer' }).isEnabled()).toBe(true);
+    await page.getByLabel('Your answer').fill('two');
+    await page.getByRole('button', { name: 'Send answer' }).click();
+    await page.getByText('Answered — the run is done').waitFor();
+    await page.locator('p.meta .badge.done').waitFor();
+    expect((await store.get('asks twice'))?.state).toMatchObject({ log: ['ask:one', 'check:two'] });
+    await page.close();
+  });
+
+  it('after "Already answered", shows the question the run waits on now', async () => {
+    const first = await openRun('asks twice/two tabs');
+    const second = await openRun('asks twice/two tabs');
+    await first.getByLabel('Your answer').fill('from the first tab');
+    await first.getByRole('button', { name: 'Send answer' }).click();
+    await first.getByText('Answered — the run is waiting again').waitFor();
+    await second.getByLabel('Your answer').fill('too late');
+    await second.getByRole('button', { name: 'Send answer' }).click();
+    await second.getByText('Already answered.').waitFor();
+    await expect.poll(() => asked(second)).toEqual(['second?']);
+    expect(await second.getByRole('button', { name: 'Send answer' }).isEnabled()).toBe(true);
+    await first.close();
+    await second.close();
+  });
+});
