@@ -315,18 +315,26 @@ export class FlowSaver extends BaseCheckpointSaver {
     id: string,
     waitForPuts: boolean,
   ): Promise<Known | undefined> {
-    for (;;) {
+    for (let waited = false; ; ) {
       const pending = cache.pending.get(id);
       if (pending !== undefined) return pending;
       const known = cache.known.get(id);
       if (known !== undefined) return known;
-      if (!waitForPuts || cache.busy === 0) break;
-      // LangGraph may write a task's results before it calls `put` for their checkpoint (it chains each put
-      // after the one before): wait for that put, or until this thread has none under way, then look again.
+      if (waitForPuts && cache.busy > 0) {
+        // LangGraph may write a task's results before it calls `put` for their checkpoint (it chains each put
+        // after the one before): wait for that put, or until this thread has none under way, then look again.
+        await cache.putOf(id);
+        continue;
+      }
+      const cp = await this.#byId(where, id);
+      if (cp !== undefined) return knownOf(cp, this.#facts(cp, where));
+      if (!waitForPuts || waited) return undefined;
+      // Not stored, and no put under way: under `durability: "exit"` LangGraph writes the tasks' results in the
+      // same tick as it asks for their checkpoint's put, which starts a few promise jobs later. Wait a turn of
+      // the event loop for that put, then look again.
+      waited = true;
       await cache.putOf(id);
     }
-    const cp = await this.#byId(where, id);
-    return cp && knownOf(cp, this.#facts(cp, where));
   }
 
   async #put(
