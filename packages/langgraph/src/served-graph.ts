@@ -4,6 +4,7 @@ import { AlreadyResumed, type PendingInterrupt, type RunResult, ThreadNotFound }
 import { Command } from '@langchain/langgraph';
 import type { Breakpoints } from './breakpoints.js';
 import { FlowSaver } from './flow-saver.js';
+import { factsOf } from './record.js';
 import { waitingInterrupts } from './status.js';
 import { parseFlowThread } from './thread-key.js';
 
@@ -57,8 +58,12 @@ export function servedGraph(app: LangGraphApp): ServedLangGraph {
   }
   saver.setBreakpoints({ interruptBefore: app.interruptBefore, interruptAfter: app.interruptAfter });
   const store = saver.checkpointer;
-  const configOf = (thread: string) => {
-    const parsed = parseFlowThread(thread);
+  /** LangGraph's config of a @flow thread: from its id, or from its record when the id is a hash. */
+  const configOf = (thread: string, cp?: Checkpoint) => {
+    const facts = cp === undefined ? undefined : factsOf(cp);
+    const parsed =
+      parseFlowThread(thread) ??
+      (facts === undefined ? undefined : { threadId: facts.thread_id, ns: facts.checkpoint_ns });
     if (parsed === undefined || parsed.ns !== '') {
       throw new InvalidArgumentError(
         `${P}thread ${JSON.stringify(thread)} is not the root of a LangGraph thread`,
@@ -85,7 +90,7 @@ export function servedGraph(app: LangGraphApp): ServedLangGraph {
       );
       throw Object.assign(failed, { node: cp.error.node });
     }
-    const state = (await app.getState(configOf(thread))).values as Record<string, unknown>;
+    const state = (await app.getState(configOf(thread, cp))).values as Record<string, unknown>;
     if (!cp.interrupted) return { thread, status: 'done', state, step: cp.step };
     const interrupts = await interruptsOf(cp);
     const first = interrupts[0] ?? {
@@ -166,7 +171,7 @@ export function servedGraph(app: LangGraphApp): ServedLangGraph {
                 ...(patch === undefined ? {} : { update: patch }),
               });
         try {
-          await app.invoke(input, configOf(thread));
+          await app.invoke(input, configOf(thread, now));
         } catch (error) {
           if ((await store.get(thread))?.error == null) throw error;
         }

@@ -46,6 +46,15 @@ function reviewed(store: SqliteCheckpointer) {
     .compile({ checkpointer: new FlowSaver(store), interruptBefore: ['review'] });
 }
 
+/** `ask` only: a question, then done. */
+function asking(store: SqliteCheckpointer) {
+  return new StateGraph(State)
+    .addNode('ask', async () => ({ log: [`answer: ${String(interrupt({ question: 'go on?' }))}`] }))
+    .addEdge(START, 'ask')
+    .addEdge('ask', END)
+    .compile({ checkpointer: new FlowSaver(store) });
+}
+
 describe('the control plane serves a LangGraph.js graph: its inbox shows and answers interrupt()', () => {
   let store: SqliteCheckpointer;
   let server: FlowServer;
@@ -65,7 +74,11 @@ describe('the control plane serves a LangGraph.js graph: its inbox shows and ans
   beforeAll(async () => {
     store = new SqliteCheckpointer(join(dir, 'served.db'));
     const handler = createHandler({
-      graphs: { orders: servedGraph(orders(store)), reviewed: servedGraph(reviewed(store)) },
+      graphs: {
+        orders: servedGraph(orders(store)),
+        reviewed: servedGraph(reviewed(store)),
+        asking: servedGraph(asking(store)),
+      },
       token: TOKEN,
     });
     server = await serve(handler, { port: 0, host: '127.0.0.1' });
@@ -135,5 +148,25 @@ describe('the control plane serves a LangGraph.js graph: its inbox shows and ans
     const resumed = await call('POST', '/api/graphs/reviewed/runs/essay-1/resume', {});
     expect(resumed.body).toMatchObject({ status: 'done', state: { log: ['drafted', 'reviewed'] } });
     expect((await store.listThreads()).find((t) => t.thread === 'essay-1')?.done).toBe(true);
+  });
+
+  it('a LangGraph thread whose id is too long for a @flow id (stored under a hash) is answered too', async () => {
+    // Started by LangGraph itself, with a thread_id of 600 characters: @flow stores it as `lg#<hashes>`.
+    const threadId = `long-${'x'.repeat(595)}`;
+    await asking(store).invoke({}, { configurable: { thread_id: threadId } });
+    const inbox = await call('GET', '/api/graphs/asking/runs?status=interrupted');
+    const hashed = (inbox.body.runs as { thread: string }[]).map((r) => r.thread);
+    expect(hashed).toHaveLength(1);
+    expect(hashed[0]).toMatch(/^lg#/);
+    const path = `/api/graphs/asking/runs/${encodeURIComponent(hashed[0] as string)}`;
+    expect((await call('GET', path)).body).toMatchObject({
+      interrupted: true,
+      interrupts: [{ node: 'ask', payload: { question: 'go on?' } }],
+    });
+    const resumed = await call('POST', `${path}/resume`, { answer: 'yes' });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ status: 'done', state: { log: ['answer: yes'] } });
+    const state = await asking(store).getState({ configurable: { thread_id: threadId } });
+    expect(state.values.log).toEqual(['answer: yes']);
   });
 });
