@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type Checkpoint, type Checkpointer, FlowError, flowPrefix, InvalidArgumentError } from '@flow/core';
+import {
+  type Checkpoint,
+  type Checkpointer,
+  FlowError,
+  flowPrefix,
+  InvalidArgumentError,
+  type ListThreadsOptions,
+  type ThreadInfo,
+} from '@flow/core';
 import { AlreadyResumed, type PendingInterrupt, type RunResult, ThreadNotFound } from '@flow/graph';
 import { Command } from '@langchain/langgraph';
 import type { Breakpoints } from './breakpoints.js';
@@ -35,7 +43,12 @@ export interface ServedLangGraph {
   getState(thread: string): Promise<Checkpoint | undefined>;
   history(thread: string, options?: { beforeStep?: number; limit?: number }): Promise<Checkpoint[]>;
   interruptsOf(cp: Checkpoint): Promise<ServedInterrupt[]>;
+  /** The store's threads that are LangGraph runs: every one but a subgraph's namespace. */
+  listRuns(opts?: ListThreadsOptions): Promise<ThreadInfo[]>;
 }
+
+/** Pages `listRuns` reads of the store. */
+const PAGE = 64;
 
 /** Whether the record is a static breakpoint's stop (no question waits; resumed without an answer). */
 function isBreakpoint(cp: Checkpoint): boolean {
@@ -71,6 +84,31 @@ export function servedGraph(app: LangGraphApp): ServedLangGraph {
     }
     return { configurable: { thread_id: parsed.threadId } };
   };
+
+  /** Whether a @flow thread is a run: not the namespace of a LangGraph subgraph (read from a hashed id's record). */
+  async function isRun(thread: string): Promise<boolean> {
+    const parsed = parseFlowThread(thread);
+    if (parsed !== undefined) return parsed.ns === '';
+    const cp = await store.get(thread);
+    return cp === undefined || (factsOf(cp)?.checkpoint_ns ?? '') === '';
+  }
+
+  async function listRuns(opts: ListThreadsOptions = {}): Promise<ThreadInfo[]> {
+    const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+    const runs: ThreadInfo[] = [];
+    if (limit <= 0) return runs;
+    let after = opts.after;
+    for (;;) {
+      const page = await store.listThreads({ after, limit: PAGE, status: opts.status });
+      for (const info of page) {
+        if (!(await isRun(info.thread))) continue;
+        runs.push(info);
+        if (runs.length >= limit) return runs;
+      }
+      if (page.length < PAGE) return runs;
+      after = page[page.length - 1]?.thread;
+    }
+  }
 
   async function interruptsOf(cp: Checkpoint): Promise<ServedInterrupt[]> {
     if (!cp.interrupted || isBreakpoint(cp)) return [];
@@ -181,5 +219,6 @@ export function servedGraph(app: LangGraphApp): ServedLangGraph {
     getState: (thread) => store.get(thread),
     history: (thread, options) => store.list(thread, options),
     interruptsOf,
+    listRuns,
   };
 }

@@ -55,6 +55,22 @@ function asking(store: SqliteCheckpointer) {
     .compile({ checkpointer: new FlowSaver(store) });
 }
 
+/** `pre`, then a subgraph that asks: its checkpoints live in a namespace of the thread, a @flow thread of its own. */
+function nested(store: SqliteCheckpointer) {
+  const child = new StateGraph(State)
+    .addNode('ask', async () => ({ log: [`child: ${String(interrupt({ question: 'inside?' }))}`] }))
+    .addEdge(START, 'ask')
+    .addEdge('ask', END)
+    .compile();
+  return new StateGraph(State)
+    .addNode('pre', async () => ({ log: ['pre'] }))
+    .addNode('child', child)
+    .addEdge(START, 'pre')
+    .addEdge('pre', 'child')
+    .addEdge('child', END)
+    .compile({ checkpointer: new FlowSaver(store) });
+}
+
 describe('the control plane serves a LangGraph.js graph: its inbox shows and answers interrupt()', () => {
   let store: SqliteCheckpointer;
   let server: FlowServer;
@@ -78,6 +94,7 @@ describe('the control plane serves a LangGraph.js graph: its inbox shows and ans
         orders: servedGraph(orders(store)),
         reviewed: servedGraph(reviewed(store)),
         asking: servedGraph(asking(store)),
+        nested: servedGraph(nested(store)),
       },
       token: TOKEN,
     });
@@ -168,5 +185,25 @@ describe('the control plane serves a LangGraph.js graph: its inbox shows and ans
     expect(resumed.body).toMatchObject({ status: 'done', state: { log: ['answer: yes'] } });
     const state = await asking(store).getState({ configurable: { thread_id: threadId } });
     expect(state.values.log).toEqual(['answer: yes']);
+  });
+
+  it('a question asked inside a subgraph is one run in the inbox, the root thread, not one per namespace', async () => {
+    const started = await call('POST', '/api/graphs/nested/runs', { input: {}, thread: 'nested-1' });
+    expect(started.body).toMatchObject({
+      status: 'interrupted',
+      interrupt: { payload: { question: 'inside?' } },
+    });
+    // The subgraph's namespace is a @flow thread of its own (flow threads lists it), but not a run to answer.
+    expect((await store.listThreads({ status: 'interrupted' })).map((t) => t.thread)).toContain('nested-1');
+    expect((await store.listThreads({ status: 'interrupted' })).length).toBeGreaterThan(1);
+    const inbox = await call('GET', '/api/graphs/nested/runs?status=interrupted');
+    expect(inbox.body.runs.map((r: { thread: string }) => r.thread)).toEqual(['nested-1']);
+    // Paging skips namespaces too: a page of one is the one run, and no next page.
+    const first = await call('GET', '/api/graphs/nested/runs?status=interrupted&limit=1');
+    expect(first.body).toMatchObject({ runs: [{ thread: 'nested-1' }], next: null });
+    const resumed = await call('POST', '/api/graphs/nested/runs/nested-1/resume', { answer: 'yes' });
+    expect(resumed.body).toMatchObject({ status: 'done' });
+    expect(resumed.body.state.log).toContain('child: yes');
+    expect((await call('GET', '/api/graphs/nested/runs?status=interrupted')).body.runs).toEqual([]);
   });
 });

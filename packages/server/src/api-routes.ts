@@ -51,11 +51,10 @@ const listRuns: Route = async ({ graph, query }) => {
   const after = query.get('after') ?? undefined;
   if (after !== undefined && !after.isWellFormed()) throw invalid('after must be a well-formed thread id');
   // One more than the page tells whether there is a next one, without a second query.
-  const rows = await graph.store.listThreads({
-    after,
-    limit: limit + 1,
-    status: status as ThreadStatus | undefined,
-  });
+  const opts = { after, limit: limit + 1, status: status as ThreadStatus | undefined };
+  const rows = await (typeof graph.app.listRuns === 'function'
+    ? graph.app.listRuns(opts)
+    : graph.store.listThreads(opts));
   const page = rows.slice(0, limit);
   const next = rows.length > limit ? page[page.length - 1]!.thread : null;
   return json({ runs: page.map(threadInfoJson), next });

@@ -1,4 +1,10 @@
-import { type Checkpoint, type Checkpointer, InvalidArgumentError } from '@flow/core';
+import {
+  type Checkpoint,
+  type Checkpointer,
+  InvalidArgumentError,
+  type ListThreadsOptions,
+  type ThreadInfo,
+} from '@flow/core';
 import type { CompiledGraph, RunResult } from '@flow/graph';
 import { SERVER } from './http-error.js';
 import type { PendingInterruptJson } from './interrupts.js';
@@ -18,6 +24,11 @@ export interface ServedGraph {
   fork?(thread: string, options: { step: number; to?: string }): Promise<unknown>;
   /** The interrupts an interrupted checkpoint waits on, with the ids to answer with. */
   interruptsOf?(cp: Checkpoint): Promise<PendingInterruptJson[]>;
+  /**
+   * The graph's runs, as `listThreads` pages them, when not every thread of its store is one (a LangGraph.js
+   * graph's subgraph namespaces are threads of their own, but not runs to list or answer).
+   */
+  listRuns?(opts: ListThreadsOptions): Promise<ThreadInfo[]>;
 }
 
 /** A graph by name, with the store it runs on. */
