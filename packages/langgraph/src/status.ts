@@ -33,13 +33,18 @@ export interface WaitingInterrupt {
 }
 
 /**
- * The interrupts among a checkpoint's stored writes, in LangGraph's order: each interrupt write holds a list
+ * The interrupts still waiting among a checkpoint's stored writes, in LangGraph's order (not those of a task
+ * that has finished since): each interrupt write holds a list
  * of LangGraph `Interrupt`s (`{ id, value }`); `next` names the node when the task path does not.
  */
 export function waitingInterrupts(stored: readonly FlowWrite[], next: readonly string[]): WaitingInterrupt[] {
   const only = next.length === 1 ? (next[0] as string) : null;
-  return sortWrites(stored)
-    .filter((w) => w.stored.c === INTERRUPT)
+  const sorted = sortWrites(stored);
+  // A task that interrupted writes nothing else; one with a regular write was answered and finished (one of
+  // several parallel questions answered by id), so its old interrupt write no longer waits.
+  const finished = new Set(sorted.filter((w) => w.idx >= 0).map((w) => w.taskId));
+  return sorted
+    .filter((w) => w.stored.c === INTERRUPT && !finished.has(w.taskId))
     .flatMap((w) => {
       const plain = plainOf(w.stored);
       const node = nodeOfPath(w.stored.p) ?? only;

@@ -71,6 +71,21 @@ function nested(store: SqliteCheckpointer) {
     .compile({ checkpointer: new FlowSaver(store) });
 }
 
+/** `p` and `q` ask at once; each answer names its interrupt id. */
+function twoQuestions(store: SqliteCheckpointer) {
+  return new StateGraph(State)
+    .addNode('p', async () => ({ log: [`p: ${String(interrupt({ question: 'p?' }))}`] }))
+    .addNode('q', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { log: [`q: ${String(interrupt({ question: 'q?' }))}`] };
+    })
+    .addEdge(START, 'p')
+    .addEdge(START, 'q')
+    .addEdge('p', END)
+    .addEdge('q', END)
+    .compile({ checkpointer: new FlowSaver(store) });
+}
+
 describe('the control plane serves a LangGraph.js graph: its inbox shows and answers interrupt()', () => {
   let store: SqliteCheckpointer;
   let server: FlowServer;
@@ -95,6 +110,7 @@ describe('the control plane serves a LangGraph.js graph: its inbox shows and ans
         reviewed: servedGraph(reviewed(store)),
         asking: servedGraph(asking(store)),
         nested: servedGraph(nested(store)),
+        two: servedGraph(twoQuestions(store)),
       },
       token: TOKEN,
     });
@@ -205,5 +221,32 @@ describe('the control plane serves a LangGraph.js graph: its inbox shows and ans
     expect(resumed.body).toMatchObject({ status: 'done' });
     expect(resumed.body.state.log).toContain('child: yes');
     expect((await call('GET', '/api/graphs/nested/runs?status=interrupted')).body.runs).toEqual([]);
+  });
+
+  it('of two questions asked at once, the one answered by id leaves the inbox; the other still waits', async () => {
+    const started = await call('POST', '/api/graphs/two/runs', { input: {}, thread: 'two-1' });
+    const asked = started.body.interrupts as { id: string; node: string }[];
+    expect(asked.map((i) => i.node).toSorted()).toEqual(['p', 'q']);
+    const p = asked.find((i) => i.node === 'p')?.id;
+    const answered = await call('POST', '/api/graphs/two/runs/two-1/resume', { answer: 'yes', interrupt: p });
+    expect(answered.body).toMatchObject({
+      status: 'interrupted',
+      interrupt: { node: 'q', payload: { question: 'q?' } },
+      interrupts: [{ node: 'q', payload: { question: 'q?' } }],
+    });
+    expect(answered.body.state.log).toEqual(['p: yes']);
+    const latest = await call('GET', '/api/graphs/two/runs/two-1');
+    expect(latest.body).toMatchObject({
+      interruptNode: 'q',
+      interruptPayload: { question: 'q?' },
+      interrupts: [{ node: 'q' }],
+    });
+    expect(latest.body.interrupts).toHaveLength(1);
+    const again = await call('POST', '/api/graphs/two/runs/two-1/resume', { answer: 'again', interrupt: p });
+    expect(again.status).toBe(409);
+    const q = latest.body.interrupts[0].id as string;
+    const done = await call('POST', '/api/graphs/two/runs/two-1/resume', { answer: 'ok', interrupt: q });
+    expect(done.body).toMatchObject({ status: 'done' });
+    expect(done.body.state.log.toSorted()).toEqual(['p: yes', 'q: ok']);
   });
 });
