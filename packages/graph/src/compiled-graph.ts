@@ -180,7 +180,9 @@ export class CompiledGraph<S extends State = State> {
    * with the copy of `step`; `resume(to, ...)` goes on from there. The source is untouched.
    */
   async fork(thread: string, options: ForkOptions): Promise<Checkpoint<S>> {
-    return (await forkThread(this.#require('fork()'), thread, options)) as Checkpoint<S>;
+    const checkpointer = this.#require('fork()');
+    const leaseFor = (to: string) => new LeaseKeeper(checkpointer, to, this.#engine.leaseMs);
+    return (await forkThread(checkpointer, thread, options, leaseFor)) as Checkpoint<S>;
   }
 
   /**

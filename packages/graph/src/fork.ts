@@ -9,6 +9,7 @@ import {
 } from '@flow/core';
 import { isObjectLike } from './apply-updates.js';
 import { GRAPH, ThreadBusy, ThreadNotFound } from './errors.js';
+import type { LeaseKeeper } from './lease-keeper.js';
 import { superStepOf } from './pending.js';
 import type { ForkOptions } from './types.js';
 
@@ -51,6 +52,7 @@ export async function forkThread(
   checkpointer: Checkpointer,
   thread: string,
   options: ForkOptions,
+  leaseFor: (thread: string) => LeaseKeeper,
 ): Promise<Checkpoint> {
   assertThreadId(thread);
   if (!isObjectLike(options as unknown))
@@ -65,19 +67,29 @@ export async function forkThread(
       `${GRAPH}thread ${q(thread)} has no step ${options.step} (pruned, or not written yet)`,
     );
   }
-  if ((await checkpointer.get(to)) !== undefined)
-    throw new ThreadBusy(to, 'exists already: fork to a new thread id');
-  const spent = await finishedAfter(checkpointer, source);
-  let copy: Checkpoint | undefined;
-  for (const cp of await stepsUpTo(checkpointer, thread, options.step)) {
-    try {
-      const writes = cp.step === options.step && spent ? [] : await checkpointer.getWrites(thread, cp.step);
-      copy = await checkpointer.put(cp.with({ thread: to }), { ifRevision: 0, writes });
-    } catch (error) {
-      if (isFlowError(error, 'CHECKPOINT_CONFLICT'))
-        throw new ThreadBusy(to, 'was written by someone else during the fork');
-      throw error;
+  // The copy holds the lease on `to` from before its first write, as a run does: a worker sharing the store
+  // must not take a half-copied thread (its latest step is a running one) and run it from the middle.
+  const lease = leaseFor(to);
+  try {
+    if (!(await lease.acquire()))
+      throw new ThreadBusy(to, 'is being run by another call (its lease is live)');
+    lease.keep();
+    if ((await checkpointer.get(to)) !== undefined)
+      throw new ThreadBusy(to, 'exists already: fork to a new thread id');
+    const spent = await finishedAfter(checkpointer, source);
+    let copy: Checkpoint | undefined;
+    for (const cp of await stepsUpTo(checkpointer, thread, options.step)) {
+      try {
+        const writes = cp.step === options.step && spent ? [] : await checkpointer.getWrites(thread, cp.step);
+        copy = await checkpointer.put(cp.with({ thread: to }), { ifRevision: 0, writes });
+      } catch (error) {
+        if (isFlowError(error, 'CHECKPOINT_CONFLICT'))
+          throw new ThreadBusy(to, 'was written by someone else during the fork');
+        throw error;
+      }
     }
+    return copy as Checkpoint;
+  } finally {
+    await lease.release();
   }
-  return copy as Checkpoint;
 }

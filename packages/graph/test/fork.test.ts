@@ -1,6 +1,6 @@
 import type { Checkpointer } from '@flow/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { START, StateGraph } from '../src/index.js';
+import { createWorker, START, StateGraph } from '../src/index.js';
 import { allBackends } from './support/backends.js';
 
 type S = { log: string[] };
@@ -98,6 +98,49 @@ describe.each(allBackends())('fork on $name', (backend) => {
     const edited = await app.resume('done-fork-1', { patch: { topic: 'owls' } });
     expect(edited.state.log).toEqual(['draft 1 on cats', 'cite cats', 'edit 5 on owls']);
     expect((await app.getState('done-src'))?.state.log).toEqual(done.state.log);
+  });
+
+  it('holds the lease on the copy while it copies: a worker sharing the store never takes a half-copied thread', async () => {
+    const app = approval();
+    await app.invoke({ log: [] }, { thread: 'src-leased' });
+    // The copy's step 1 is slow to write: meanwhile the copy's latest step is step 0, a running one.
+    const slowCopy = new Proxy(checkpointer, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        if (key === 'put') {
+          return async (...args: Parameters<Checkpointer['put']>) => {
+            if (args[0].thread === 'copy-leased' && args[0].step === 1)
+              await new Promise((r) => setTimeout(r, 300));
+            return target.put(...args);
+          };
+        }
+        return value.bind(target);
+      },
+    });
+    const forking = new StateGraph<S>({ reducers: { log: concat } })
+      .addNode('draft', () => ({ log: ['draft'] }))
+      .addNode('ask', (_s, ctx) => ({ log: [`answer:${ctx.interrupt<string>('publish?')}`] }))
+      .addEdge(START, 'draft')
+      .addEdge('draft', 'ask')
+      .compile({ checkpointer: slowCopy });
+    const worker = createWorker(approval(), { pollMs: 10, log: () => {} });
+    worker.start();
+    try {
+      const copying = forking.fork('src-leased', { step: 2, to: 'copy-leased' });
+      await expect.poll(() => checkpointer.get('copy-leased')).toBeDefined();
+      expect(await checkpointer.getLease('copy-leased')).toMatchObject({ pid: process.pid });
+      expect(await copying).toMatchObject({ thread: 'copy-leased', step: 2, interrupted: true });
+    } finally {
+      await worker.stop();
+    }
+    const copied = await app.history('copy-leased');
+    expect(copied.map((c) => [c.step, c.revision])).toEqual([
+      [2, 1],
+      [1, 1],
+      [0, 1],
+    ]);
+    expect(await checkpointer.getLease('copy-leased')).toBeUndefined();
   });
 
   it('defaults to a random UUID; rejects an unknown thread, a missing step and an existing target', async () => {
