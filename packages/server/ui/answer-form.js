@@ -5,7 +5,7 @@ import { runLink } from './links.js';
 
 let formCount = 0;
 
-function outcomeView(graph, result) {
+function outcomeView(graph, result, verb) {
   const status = result.status;
   return h(
     'div',
@@ -13,7 +13,7 @@ function outcomeView(graph, result) {
     h(
       'strong',
       null,
-      status === 'interrupted' ? 'Answered — the run is waiting again' : `Answered — the run is ${status}`,
+      status === 'interrupted' ? `${verb} — the run is waiting again` : `${verb} — the run is ${status}`,
     ),
     ` (step ${result.step}). `,
     status === 'interrupted' && result.interrupt
@@ -29,7 +29,7 @@ function outcomeView(graph, result) {
   );
 }
 
-function errorView(graph, thread, error) {
+function errorView(graph, thread, error, verb) {
   if (error instanceof ApiError && error.code === 'ALREADY_RESUMED') {
     return h(
       'div',
@@ -45,7 +45,7 @@ function errorView(graph, thread, error) {
     return h(
       'div',
       { class: 'outcome failed', role: 'alert' },
-      h('strong', null, `Answered — the run failed${where}. `),
+      h('strong', null, `${verb} — the run failed${where}. `),
       `${error.code}: ${error.message} `,
       runLink(graph, thread, 'Open the run'),
     );
@@ -53,7 +53,7 @@ function errorView(graph, thread, error) {
   return h(
     'div',
     { class: 'outcome failed', role: 'alert' },
-    h('strong', null, `Not answered: ${error.code ?? 'error'}${where}. `),
+    h('strong', null, `Not ${verb.toLowerCase()}: ${error.code ?? 'error'}${where}. `),
     error.message,
   );
 }
@@ -67,6 +67,10 @@ function errorView(graph, thread, error) {
  */
 export function answerForm(graph, cp, { onSettled } = {}) {
   const id = ++formCount;
+  // Stopped by `interruptBefore`: no interrupt() call waits (`interrupts` is `[]`) and the API refuses an
+  // answer, so the form only continues the run.
+  const pausedBefore = Array.isArray(cp.interrupts) && cp.interrupts.length === 0;
+  const verb = pausedBefore ? 'Continued' : 'Answered';
   const payload = cp.interruptPayload;
   const question = questionOf(payload);
   const details = detailsOf(payload);
@@ -91,16 +95,16 @@ export function answerForm(graph, cp, { onSettled } = {}) {
     for (const b of buttons) b.disabled = true;
     replace(result, h('p', { class: 'muted' }, 'Sending…'));
     try {
-      const body = { answer };
+      const body = pausedBefore ? {} : { answer };
       if (interruptId !== undefined) body.interrupt = interruptId;
       const outcome = await api(apiPath('graphs', graph, 'runs', cp.thread, 'resume'), {
         method: 'POST',
         body,
       });
-      replace(result, outcomeView(graph, outcome));
+      replace(result, outcomeView(graph, outcome, verb));
       onSettled?.(outcome);
     } catch (error) {
-      replace(result, errorView(graph, cp.thread, error));
+      replace(result, errorView(graph, cp.thread, error, verb));
       const final = error instanceof ApiError && (error.code === 'ALREADY_RESUMED' || error.status === 422);
       if (!final) for (const b of buttons) b.disabled = false;
       else onSettled?.();
@@ -145,15 +149,26 @@ export function answerForm(graph, cp, { onSettled } = {}) {
             return b;
           }),
         );
+  if (pausedBefore) {
+    const proceed = h(
+      'button',
+      { type: 'button', class: 'primary', onclick: () => send(undefined) },
+      'Continue the run',
+    );
+    buttons.push(proceed);
+    return h(
+      'section',
+      { class: 'question', 'aria-label': `Stopped before ${cp.interruptNode ?? 'a node'}` },
+      h('p', { class: 'asked' }, `The run paused before ${cp.interruptNode ?? 'a node'}.`),
+      h('p', { class: 'hint' }, 'It waits for no answer: continue it to run that node.'),
+      h('div', { class: 'actions' }, proceed),
+      result,
+    );
+  }
   return h(
     'section',
     { class: 'question', 'aria-label': `Question from ${cp.interruptNode ?? 'the run'}` },
-    h(
-      'p',
-      { class: 'asked' },
-      question ??
-        (payload === null ? `The run paused before ${cp.interruptNode ?? 'a node'}.` : 'The run asks:'),
-    ),
+    h('p', { class: 'asked' }, question ?? 'The run asks:'),
     details === undefined ? null : h('pre', { class: 'json' }, pretty(details)),
     optionRow,
     form,
