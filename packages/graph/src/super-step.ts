@@ -83,11 +83,14 @@ function assertName(name: unknown, what: string): asserts name is string {
 
 /**
  * `ctx.task(name, fn)`: the stored value when this node already ran the task at this super-step, else `fn()`'s
- * value, stored before it is handed back. A name may run once per run of the node.
+ * value, stored before it is handed back. A name may run once per run of the node. Once the run's `signal` has
+ * aborted (its timeout, or the call's cancellation), `fn` is not called: the run's result is dropped and its
+ * late task values are not stored, so the side effect would happen again when the node re-runs.
  */
 async function runTask<S extends State, T>(
   run: SuperStep<S>,
   node: string,
+  signal: AbortSignal,
   used: Set<string>,
   name: string,
   fn: () => T | Promise<T>,
@@ -104,6 +107,7 @@ async function runTask<S extends State, T>(
   const key = taskKey(name);
   const stored = await run.ledger.take(node, key);
   if (stored !== undefined) return stored.value as T;
+  signal.throwIfAborted();
   const value = await fn();
   await run.ledger.record(node, key, value);
   return value;
@@ -119,7 +123,7 @@ function start<S extends State>(run: SuperStep<S>, scope: NodeScope, signal: Abo
     interrupt: <A>(payload?: unknown) => suspend(scope, payload) as A,
     task: <T>(name: string, fn: () => T | Promise<T>) => {
       used ??= new Set();
-      return runTask(run, node, used, name, fn);
+      return runTask(run, node, signal, used, name, fn);
     },
     idempotencyKey: (name: string) => {
       assertName(name, 'an idempotency key name');
@@ -175,6 +179,11 @@ async function attemptOnce<S extends State>(run: SuperStep<S>, node: string, tim
   } finally {
     outer?.removeEventListener('abort', abort);
   }
+}
+
+/** Whether `signal` has aborted (a function, so a check made earlier does not narrow a later one away). */
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }
 
 /** Resolves after `ms`, or as soon as `signal` aborts. */
@@ -234,6 +243,9 @@ async function runNode<S extends State>(run: SuperStep<S>, node: string): Promis
       !retryable(policy.retryOn, result.error);
     if (last) return { kind: 'error', error: result.error, attempts: attempt };
     await pause(retryDelay(policy, attempt), run.signal);
+    // Cancelled while waiting: the call has rejected with RunCancelled, so no further attempt may start (its
+    // code and its tasks' side effects would run after the caller was told the run stopped).
+    if (isAborted(run.signal)) return { kind: 'error', error: result.error, attempts: attempt };
   }
 }
 

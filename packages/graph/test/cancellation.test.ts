@@ -87,6 +87,62 @@ describe.each(allBackends())('cancellation on $name', (backend) => {
     expect(resumed).toEqual([3, 4]);
   });
 
+  it('aborting while a node waits to be retried starts no further attempt: its code and tasks never run again', async () => {
+    let attempts = 0;
+    let charged = 0;
+    const controller = new AbortController();
+    const app = new StateGraph<S>({ reducers: { log: concat } })
+      .addNode(
+        'pay',
+        async (_s, ctx) => {
+          attempts += 1;
+          await ctx.task(`charge ${attempts}`, () => {
+            charged += 1;
+          });
+          if (attempts === 1) {
+            // The user gives up while the engine waits out the 300 ms before the next attempt.
+            setTimeout(() => controller.abort('user left'), 50);
+            throw new Error('gateway busy');
+          }
+          return { log: ['paid'] };
+        },
+        { retry: { maxAttempts: 3, initialDelayMs: 300, jitter: false } },
+      )
+      .addEdge(START, 'pay')
+      .compile({ checkpointer });
+    await expect(
+      app.invoke({ log: [] }, { thread: 'c-backoff', signal: controller.signal }),
+    ).rejects.toBeInstanceOf(RunCancelled);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect({ attempts, charged }).toEqual({ attempts: 1, charged: 1 });
+    const done = await app.resume('c-backoff');
+    expect(done.state.log).toEqual(['paid']);
+    expect({ attempts, charged }).toEqual({ attempts: 2, charged: 2 });
+  });
+
+  it('a node that ignores its signal starts no task after the cancellation: the side effect runs once, on resume', async () => {
+    let charged = 0;
+    const controller = new AbortController();
+    const app = new StateGraph<S>({ reducers: { log: concat } })
+      .addNode('pay', async (_s, ctx) => {
+        if (!controller.signal.aborted) setTimeout(() => controller.abort('user left'), 30);
+        await new Promise((resolve) => setTimeout(resolve, 150)); // deaf to ctx.signal
+        await ctx.task('charge', () => {
+          charged += 1;
+        });
+        return { log: ['paid'] };
+      })
+      .addEdge(START, 'pay')
+      .compile({ checkpointer });
+    await expect(
+      app.invoke({ log: [] }, { thread: 'c-deaf', signal: controller.signal }),
+    ).rejects.toBeInstanceOf(RunCancelled);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(charged).toBe(0);
+    expect((await app.resume('c-deaf')).state.log).toEqual(['paid']);
+    expect(charged).toBe(1);
+  });
+
   it('rejects a signal that is not an AbortSignal', async () => {
     const { app } = pipeline();
     await expect(app.invoke({ log: [] }, { signal: 'stop' as never })).rejects.toMatchObject({

@@ -48,6 +48,33 @@ describe.each(allBackends())('timeouts on $name', (backend) => {
     expect(latest?.next).toEqual(['stuck']);
   });
 
+  it('a timed-out run that goes on starts no task: the side effect runs once, when the node is resumed', async () => {
+    let charged = 0;
+    let runs = 0;
+    const app = new StateGraph<{ log: string[] }>({ reducers: { log: (a, b) => [...a, ...b] } })
+      .addNode(
+        'pay',
+        async (_s, ctx) => {
+          runs += 1;
+          if (runs === 1) await new Promise((resolve) => setTimeout(resolve, 700)); // ignores its signal
+          await ctx.task('charge', () => {
+            charged += 1;
+          });
+          return { log: ['paid'] };
+        },
+        { timeoutMs: 400 },
+      )
+      .addEdge(START, 'pay')
+      .compile({ checkpointer });
+    await expect(app.invoke({ log: [] }, { thread: 'deaf-timeout' })).rejects.toMatchObject({
+      code: 'NODE_FAILED',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(charged).toBe(0);
+    expect((await app.resume('deaf-timeout')).state.log).toEqual(['paid']);
+    expect({ runs, charged }).toEqual({ runs: 2, charged: 1 });
+  });
+
   it('a timeout is retried like any error', async () => {
     let calls = 0;
     const app = new StateGraph<S>({ reducers: { log: concat } })
