@@ -386,6 +386,8 @@ export function describeApi(kind: StoreKind, via: 'serve' | 'fetch' = 'serve'): 
       await start('fork-src');
       expectError(await call('POST', runs('fork-src', 'fork'), { step: 'one' }), 400, 'INVALID_ARGUMENT');
       expectError(await call('POST', runs('fork-src', 'fork'), { step: 1, to: 5 }), 400, 'INVALID_ARGUMENT');
+      // A step the thread does not have, in the body: a bad argument (404 NOT_FOUND is for a path's step).
+      expectError(await call('POST', runs('fork-src', 'fork'), { step: 99 }), 400, 'INVALID_ARGUMENT');
       const answer = await call('POST', runs('fork-src', 'fork'), { step: 1, to: 'fork-dst/🦉' });
       expect(answer.status).toBe(201);
       expect(answer.body).toMatchObject({ thread: 'fork-dst/🦉', state: { draft: 'A post about owls' } });
