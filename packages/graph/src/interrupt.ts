@@ -68,6 +68,12 @@ export function isAsyncContextNeeded(error: unknown): boolean {
 interface Shared {
   current: NodeScope | undefined;
   als: AsyncLocalStorage<NodeScope> | undefined;
+  /**
+   * How many times `interrupt()` found no node while async context was off (thrown `AsyncContextNeeded`s). A
+   * super-step that sees it move re-runs with async context on even when the node caught the signal and
+   * returned: the call must still suspend. (Absent in a slot made by an older copy of this package.)
+   */
+  misses?: number;
 }
 const KEY = Symbol.for('@flow/graph/context');
 const holder = globalThis as Record<symbol, Shared | undefined>;
@@ -77,6 +83,11 @@ holder[KEY] = shared;
 /** Turns async context on for the rest of the process (idempotent). */
 export function enableAsyncContext(): void {
   shared.als ??= new AsyncLocalStorage<NodeScope>();
+}
+
+/** The count of `interrupt()` calls that needed async context while it was off (see `Shared.misses`). */
+export function contextMisses(): number {
+  return shared.misses ?? 0;
 }
 
 /** Whether this process has created the AsyncLocalStorage. */
@@ -126,5 +137,6 @@ export function interrupt<A = unknown>(payload?: unknown): A {
   if (shared.als !== undefined) {
     throw new Error('[flow:graph] interrupt() was called outside a running graph node');
   }
+  shared.misses = (shared.misses ?? 0) + 1;
   throw new AsyncContextNeeded();
 }

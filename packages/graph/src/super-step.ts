@@ -4,6 +4,7 @@ import type { GraphSpec } from './graph-spec.js';
 import {
   asyncContextEnabled,
   callInScope,
+  contextMisses,
   enableAsyncContext,
   isAsyncContextNeeded,
   type NodeScope,
@@ -295,8 +296,15 @@ function outcomeOf<S extends State>(
   run: SuperStep<S>,
   results: readonly Attempt[],
   canRetry: boolean,
+  missed: boolean,
 ): StepOutcome | undefined {
   for (const r of results) if (r.kind === 'fatal') throw r.error;
+  // A free interrupt() found no node while async context was off, and the node went on (it caught the signal):
+  // the call must still suspend, so run the super-step again with async context on.
+  if (canRetry && missed) {
+    enableAsyncContext();
+    return undefined;
+  }
   let failed = false;
   for (const r of results) if (r.kind !== 'value') failed = true;
   if (!failed) return { kind: 'updates', updates: results.map((r) => (r as { value: unknown }).value) };
@@ -324,7 +332,9 @@ async function runEveryNode<S extends State>(run: SuperStep<S>): Promise<StepOut
   for (;;) {
     // Re-run at most once: with async context already on, the signal cannot come from our interrupt().
     const canRetry = !asyncContextEnabled();
-    const outcome = outcomeOf(run, await unlessCancelled(runAll(run), run), canRetry);
+    const misses = contextMisses();
+    const results = await unlessCancelled(runAll(run), run);
+    const outcome = outcomeOf(run, results, canRetry, contextMisses() !== misses);
     if (outcome !== undefined) return outcome;
   }
 }
@@ -336,17 +346,19 @@ async function runEveryNode<S extends State>(run: SuperStep<S>): Promise<StepOut
  */
 async function runOnePlain<S extends State>(run: SuperStep<S>): Promise<StepOutcome> {
   const canRetry = !asyncContextEnabled();
+  const misses = contextMisses();
   const scope = scopeOf(run, run.frontier[0] as string);
   let attempt: Attempt;
   try {
     let value = start(run, scope, NEVER);
     if (isPromiseLike(value)) value = await value;
-    if (scope.suspended === undefined) return { kind: 'updates', updates: [value] };
+    if (scope.suspended === undefined && (!canRetry || contextMisses() === misses))
+      return { kind: 'updates', updates: [value] };
     attempt = settled(scope, { value });
   } catch (error) {
     attempt = settled(scope, { error });
   }
-  return outcomeOf(run, [attempt], canRetry) ?? runEveryNode(run);
+  return outcomeOf(run, [attempt], canRetry, contextMisses() !== misses) ?? runEveryNode(run);
 }
 
 function isPlain<S extends State>(run: SuperStep<S>): boolean {
