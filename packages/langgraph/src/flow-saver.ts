@@ -89,6 +89,7 @@ function knownOf(cp: FlowCheckpoint, facts: LangGraphFacts): Known {
     values: state.values,
     sorted: facts.sorted,
     next: cp.next,
+    interrupted: cp.interrupted,
   };
 }
 
@@ -228,7 +229,8 @@ export class FlowSaver extends BaseCheckpointSaver {
       // The usual call: plain values for a checkpoint this process has stored, and no interrupt or error.
       if (Array.isArray(converted) && !changesStatus(writes)) {
         const target = this.#knownNow(cache, where.id);
-        if (target !== undefined) return cache.writes.add(target.step, converted);
+        if (target !== undefined && target.interrupted !== true)
+          return cache.writes.add(target.step, converted);
       }
       return this.#putWrites(where, cache, where.id, writes, converted);
     } catch (error) {
@@ -475,7 +477,9 @@ export class FlowSaver extends BaseCheckpointSaver {
       );
     }
     await cache.writes.add(target.step, flowWrites);
-    if (changesStatus(writes)) await statusAfterWrites(this.checkpointer, where.thread, target.step, writes);
+    // A finished task's writes on an interrupted step may retire its question (parallel ones answered by id).
+    if (changesStatus(writes) || target.interrupted === true)
+      await statusAfterWrites(this.checkpointer, where.thread, target.step);
   }
 
   /** Stores a checkpoint, with the thread's held task writes sent in the same tick (see `WriteBatch`). */

@@ -63,7 +63,7 @@ export function changesStatus(writes: readonly PendingWrite[]): boolean {
 }
 
 /**
- * After an interrupt or an error was written for a checkpoint, its @flow record says so, for `flow threads`
+ * After an interrupt or an error was written for a checkpoint (or a task's writes on an interrupted one), its @flow record says so, for `flow threads`
  * and the server: `interrupted` with the interrupts as the payload while LangGraph waits for an answer, the
  * error while a task has failed there. LangGraph reads neither: its own state is in the writes. The status is
  * derived from every stored write of the step, so concurrent updates agree; a lost race reads again.
@@ -72,9 +72,7 @@ export async function statusAfterWrites(
   checkpointer: Checkpointer,
   thread: string,
   step: number,
-  writes: readonly PendingWrite[],
 ): Promise<void> {
-  if (!changesStatus(writes)) return;
   for (let i = 0; i < TRIES; i++) {
     const [cp, stored] = await Promise.all([
       checkpointer.get(thread, step),

@@ -12,6 +12,8 @@ export interface Known {
   sorted: boolean;
   /** The nodes LangGraph runs from it (its @flow `next`). */
   next: readonly string[];
+  /** Its record was read as interrupted: a task's writes there may answer a question, so they re-derive it. */
+  interrupted?: boolean;
 }
 
 /** What this process knows of one @flow thread: its latest step, recent checkpoints, puts in flight. */

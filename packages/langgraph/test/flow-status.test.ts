@@ -1,4 +1,4 @@
-import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import { Annotation, Command, END, interrupt, START, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { FlowSaver } from '../src/index.js';
 import { allBackends } from './support/backends.js';
@@ -36,5 +36,34 @@ describe.each(allBackends())('LangGraph threads as @flow runs on $name', (backen
     // One @flow step per LangGraph checkpoint: input, after `__start__`, after `one`, after `two`.
     expect(threads[1]?.latestStep).toBe(3);
     expect((await store.list('fine')).map((c) => c.next)).toEqual([[], ['two'], ['one'], ['__start__']]);
+  });
+
+  it('of two questions asked at once, the one answered by id leaves the record once its node finishes, after the other was asked again', async () => {
+    const { store } = await backend.create();
+    const saver = new FlowSaver(store);
+    const Log = Annotation.Root({
+      log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
+    const app = new StateGraph(Log)
+      .addNode('p', async () => {
+        const answer = String(interrupt('p?'));
+        // Answered: it finishes after `q` has asked again in the same super-step.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { log: [`p: ${answer}`] };
+      })
+      .addNode('q', async () => ({ log: [`q: ${String(interrupt('q?'))}`] }))
+      .addEdge(START, 'p')
+      .addEdge(START, 'q')
+      .addEdge('p', END)
+      .addEdge('q', END)
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: 'two-questions' } };
+    await app.invoke({ log: [] }, config);
+    expect((await store.get('two-questions'))?.interruptPayload).toEqual(['p?', 'q?']);
+    const state = await app.getState(config);
+    const p = state.tasks.flatMap((t) => t.interrupts).find((i) => i.value === 'p?')?.id as string;
+    await app.invoke(new Command({ resume: { [p]: 'yes' } }), config);
+    const latest = await store.get('two-questions');
+    expect(latest).toMatchObject({ interrupted: true, interruptNode: 'q', interruptPayload: 'q?' });
   });
 });
