@@ -20,6 +20,8 @@ export type ErrorCode =
   | 'NOT_IMPLEMENTED'
   | 'STORAGE'
   | 'CORRUPT_CHECKPOINT'
+  | 'STATE_VERSION'
+  | 'INVALID_GRAPH'
   | 'INTERNAL';
 
 /** The body of every error answer. `node` is set for the failures of a run that a node caused. */
@@ -58,6 +60,12 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   // The store holds a record that fails its checks (tampered, or encrypted under a key the server lacks): the
   // server's fault, not the request's, but its message names the record and never holds plaintext or a key.
   CORRUPT_CHECKPOINT: 500,
+  // The stored state is newer than the served graph, or no migration of the graph leads on from it: a
+  // deployment that must change (deploy the newer graph, add the migration), told with the thread, step and versions.
+  STATE_VERSION: 500,
+  // The served graph cannot go on with the run: its frontier names a node the graph no longer has (nothing was
+  // written), or a router returned a name it may not (the run is recorded failed: 422 below, with the node).
+  INVALID_GRAPH: 500,
 };
 
 /** The failures of a run: they say which node, and only the message (a stack would leak the code). */
@@ -79,6 +87,9 @@ export function toHttpError(error: unknown): HttpError {
   if (isFlowError(error)) {
     const status = STATUS_OF_CODE[error.code];
     if (status !== undefined) {
+      if (error.code === 'INVALID_GRAPH' && typeof (error as { node?: unknown }).node === 'string') {
+        return new HttpError(422, 'INVALID_GRAPH', error.message, nodeOf(error));
+      }
       const node = RUN_FAILURES.has(error.code) ? nodeOf(error) : undefined;
       return new HttpError(status, error.code as ErrorCode, error.message, node);
     }
