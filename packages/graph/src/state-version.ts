@@ -1,4 +1,4 @@
-import { type Checkpoint, type Checkpointer, FlowError } from '@flow/core';
+import { type Checkpoint, type Checkpointer, FlowError, isFlowError } from '@flow/core';
 import { isObjectLike } from './apply-updates.js';
 import { GraphValidationError } from './errors.js';
 import type { State } from './types.js';
@@ -22,7 +22,10 @@ export interface StateVersionOptions {
   migrate?: Readonly<Record<number, StateMigration>>;
 }
 
-/** A stored state is newer than this graph, no migration leads from its version to the graph's, or one returned a non-object. */
+/**
+ * A stored state is newer than this graph, no migration leads from its version to the graph's, or one threw
+ * (its error is the `cause`) or returned a non-object.
+ */
 export class StateVersionError extends FlowError {
   readonly thread: string;
   readonly step: number;
@@ -31,10 +34,18 @@ export class StateVersionError extends FlowError {
   /** The graph's `stateVersion`. */
   readonly expected: number;
 
-  constructor(args: { thread: string; step: number; found: number; expected: number; detail: string }) {
+  constructor(args: {
+    thread: string;
+    step: number;
+    found: number;
+    expected: number;
+    detail: string;
+    cause?: unknown;
+  }) {
     super(
       'STATE_VERSION',
       `[flow:graph] thread ${q(args.thread)} step ${args.step}: state version ${args.found}, graph version ${args.expected}: ${args.detail}`,
+      'cause' in args ? { cause: args.cause } : undefined,
     );
     this.thread = args.thread;
     this.step = args.step;
@@ -55,7 +66,9 @@ const isVersion = (v: unknown): v is number => Number.isSafeInteger(v) && (v as 
 export function stateVersioningOf(options: StateVersionOptions): StateVersioning {
   const version = options.stateVersion ?? 1;
   if (!isVersion(version))
-    throw new GraphValidationError(`stateVersion must be an integer ≥ 1, got ${q(version)}`);
+    throw new GraphValidationError(
+      `stateVersion must be an integer ≥ 1, got ${typeof version === 'number' ? String(version) : q(version)}`,
+    );
   const migrate = new Map<number, StateMigration>();
   for (const [key, fn] of Object.entries(options.migrate ?? {})) {
     const from = Number(key);
@@ -104,7 +117,15 @@ export async function upgrade<C extends Checkpoint>(cp: C, versioning: StateVers
     const step = versioning.migrate.get(v);
     if (step === undefined)
       throw new StateVersionError({ ...at, detail: `no migrate[${v}] to go on from ${v}` });
-    state = await step(state);
+    try {
+      state = await step(state);
+    } catch (error) {
+      // A @flow error (a store the migration read, say) keeps its code; anything else is the migration's own
+      // failure, told with the version it started from and the record it was migrating.
+      if (isFlowError(error)) throw error;
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      throw new StateVersionError({ ...at, detail: `migrate[${v}] threw ${message}`, cause: error });
+    }
     // A state is an object of keys: anything else (a migration that forgot its `return`) would be written on as the
     // run's state and lose every key, so it is refused here, before anything runs or is written.
     if (!isObjectLike(state)) {

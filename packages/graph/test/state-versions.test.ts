@@ -190,6 +190,41 @@ describe.each(backends)('state versions on $name', ({ create }) => {
     },
   );
 
+  it('a migration that throws is a StateVersionError naming its version and the record, the error as its cause', async () => {
+    await v1().invoke({ name: 'Ada Lovelace', log: [] }, { thread: 'thrown' });
+    const before = await checkpointer.list('thrown');
+    const broken = new TypeError('no last name');
+    const app = new StateGraph<V3>({ reducers: { log: concat } })
+      .addNode('start', () => ({}))
+      .addNode('review', (_s, ctx) => ({ log: [String(ctx.interrupt('ok?'))] }))
+      .addEdge(START, 'start')
+      .addEdge('start', 'review')
+      .compile({
+        checkpointer,
+        stateVersion: 3,
+        migrate: {
+          1: migrate[1],
+          2: async () => {
+            throw broken;
+          },
+        },
+      });
+    for (const attempt of [
+      () => app.getState('thrown'),
+      () => app.history('thrown'),
+      () => app.resume('thrown', { answer: 'yes' }),
+    ]) {
+      const error = await attempt().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateVersionError);
+      expect(error).toMatchObject({ code: 'STATE_VERSION', thread: 'thrown', found: 1, expected: 3 });
+      expect((error as Error).message).toMatch(
+        /thread "thrown" step \d: .*migrate\[2\] threw TypeError: no last name/,
+      );
+      expect((error as Error).cause).toBe(broken);
+    }
+    expect(await checkpointer.list('thrown')).toEqual(before);
+  });
+
   it('refuses to resume a frontier that names a deleted node, before anything is written', async () => {
     await v1().invoke({ name: 'a b', log: [] }, { thread: 'gone' });
     const before = await checkpointer.list('gone');
@@ -211,6 +246,7 @@ describe('compile({ stateVersion, migrate }) validation', () => {
   it.each([
     [{ stateVersion: 0 }, /stateVersion must be an integer/],
     [{ stateVersion: 1.5 }, /stateVersion must be an integer/],
+    [{ stateVersion: Number.NaN }, /stateVersion must be an integer ≥ 1, got NaN/],
     [{ stateVersion: 2, migrate: { 2: () => ({}) } }, /migrate\[2\] does not lead/],
     [{ stateVersion: 2, migrate: { x: () => ({}) } }, /migrate\[x\] does not lead/],
     [{ stateVersion: 3, migrate: { 1: 'nope' } }, /migrate\[1\] is not a function/],
