@@ -140,8 +140,11 @@ export class SqliteCheckpointer extends BaseCheckpointer {
     /** The stored revision after the put, or undefined on a conflict (nothing written). */
     const putRow = (values: WriteValues, ifRevision: number | undefined): number | undefined => {
       if (ifRevision === undefined) {
-        // A new step (the usual put) is the insert alone; a stored one is then bumped by the upsert.
-        return s.insertNew.run(values).changes === 1 ? 1 : (s.upsert.get(values) as number);
+        // A new step (the usual put) is the insert alone; a stored one is then bumped by the upsert. `all`, not
+        // `get`: outside a transaction the statement commits when it runs to its end, and `get` stops at the
+        // RETURNING row, so the driver resets it and drops a failed commit's error (a full disk): the put
+        // would resolve with a revision nothing stored.
+        return s.insertNew.run(values).changes === 1 ? 1 : (s.upsert.all(values)[0] as number);
       }
       if (ifRevision === 0) return s.insertNew.run(values).changes === 1 ? 1 : undefined;
       return s.updateAt.run(values, ifRevision).changes === 1 ? ifRevision + 1 : undefined;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { FileCheckpointer } from '@flow/checkpoint-file';
 import { SqliteCheckpointer } from '@flow/checkpoint-sqlite';
@@ -188,6 +189,51 @@ for (const backend of ['file', 'sqlite'] as const) {
       expect(history.map((c) => c.step)).toEqual(history.map((_, i) => history.length - 1 - i));
       expect(history.filter((c) => c.revision !== 1)).toEqual([]);
       count(`disk full: ${backend}`, 'faults injected', 1);
+    });
+
+    it('an overwrite (put without ifRevision) on the full disk rejects or is stored: no resolved put is lost', async () => {
+      disk ??= await mountSmallDisk();
+      const cp = open(backend, disk.dir);
+      opened.push(cp);
+      const threads = ['overwrite a', 'overwrite b'];
+      /** What each (thread, step) last resolved with: its revision and state. */
+      const acked = new Map<string, { thread: string; step: number; revision: number; state: unknown }>();
+      let serial = 0;
+      const overwrite = async (thread: string, step: number, size: number) => {
+        // A state unlike any other, so nothing of it is shared with a stored one.
+        const state = { serial: ++serial, pad: randomBytes(size).toString('base64') };
+        const c = await cp.put(new Checkpoint({ thread, step, state }));
+        acked.set(`${thread}/${step}`, { thread, step, revision: c.revision, state });
+      };
+      for (const t of threads) for (let step = 0; step < 3; step++) await overwrite(t, step, 100);
+      disk.fill();
+      let refused = 0;
+      for (let i = 0; i < ATTEMPTS; i++) {
+        try {
+          await overwrite(threads[i % 2]!, i % 3, [10, 700, 4_000, 64_000][i % 4]!);
+        } catch (error) {
+          expectDiskFull(error, backend, `overwrite ${i}`);
+          refused++;
+        }
+      }
+      const fresh = open(backend, disk.dir);
+      try {
+        for (const reader of [cp, fresh])
+          for (const { thread, step, revision, state } of acked.values()) {
+            const stored = await reader.get(thread, step);
+            expect({ revision: stored?.revision, state: stored?.state }, `${thread} step ${step}`).toEqual({
+              revision,
+              state,
+            });
+          }
+      } finally {
+        await fresh.close();
+      }
+      expect(refused, 'overwrites refused on the full disk').toBeGreaterThan(0);
+      disk.free();
+      for (const t of threads) await overwrite(t, 0, 64_000);
+      expect((await cp.get(threads[0]!, 0))?.revision).toBe(acked.get(`${threads[0]}/0`)!.revision);
+      count(`disk full: ${backend}`, 'faults injected', refused);
     });
   });
 }
