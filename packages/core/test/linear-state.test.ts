@@ -167,6 +167,58 @@ describe('linear state encoding', () => {
     expect(t.records[2]!.refs.filter((id) => t.records[1]!.refs.includes(id)).length).toBeGreaterThan(0);
   });
 
+  it('reads a growing Map and Set exactly across every kind of change, with either serializer', () => {
+    const entries = (n: number, from = 0) =>
+      Array.from({ length: n }, (_, i) => [`call-${from + i}`, msg(from + i)] as [string, unknown]);
+    const base = entries(30);
+    const odd = new Map<unknown, unknown>([
+      [1, 'one'],
+      [{ k: 'object key' }, new Date(5)],
+      [10n, new Set([1, 2])],
+      [Number.NaN, new Uint8Array([1, 2])],
+      ['$flow', { $flow: 'map' }],
+    ]);
+    const states: unknown[] = [
+      { results: new Map(base), seen: new Set(base.map(([k]) => k)) },
+      { results: new Map([...base, ...entries(1, 30)]), seen: new Set([...base.map(([k]) => k), 'call-30']) }, // an entry added
+      { results: new Map(base.slice(1)), seen: new Set(base.slice(1).map(([k]) => k)) }, // the oldest removed
+      { results: new Map(base.map(([k, v], i) => [k, i === 12 ? 'replaced' : v])) }, // a value replaced
+      { results: new Map([...base].reverse()) }, // the order changed (a Map keeps insertion order)
+      { results: new Map([...base, [odd, odd]]) }, // keys and values of every kind
+      { results: new Map(base.slice(0, 3)) }, // shrinking below the inline size
+      { results: base }, // a Map becoming a list
+      { results: new Set(base.map(([, v]) => v)) }, // a list becoming a Set of objects
+      { results: new Set([...base.map(([, v]) => v), msg(77)]) },
+      new Map(base), // a Map at the root
+      new Map([...base, ...entries(2, 40)]),
+    ];
+    for (const serializer of [
+      jsonSerializer,
+      encryptedSerializer({ keys: { k: randomBytes(32) }, current: 'k' }),
+    ]) {
+      const t = expectExact(states, serializer);
+      // The entry added at step 1 is the only one written: the 30 before it are referenced again.
+      expect(t.records[1]!.refs.length).toBeGreaterThan(1);
+    }
+  });
+
+  it('grows linearly when a Map or a Set gains an entry per step', () => {
+    const run = (steps: number, kind: 'map' | 'set') => {
+      const t = thread();
+      const results = new Map<string, unknown>();
+      for (let s = 0; s <= steps; s++) {
+        const state = kind === 'map' ? { results: new Map(results) } : { results: new Set(results.values()) };
+        const record = t.put(s, state);
+        if (s % 100 === 0) expect(t.read(record)).toEqual(state);
+        results.set(`call-${s}`, msg(s));
+      }
+      return t.written.reduce((a, b) => a + b, 0);
+    };
+    // A Map stored as one value at every step would be quadratic: 4× for twice the steps.
+    for (const kind of ['map', 'set'] as const)
+      expect(run(400, kind) / run(200, kind), kind).toBeLessThanOrEqual(2.5);
+  }, 60_000);
+
   it('decides sharing by text, never by identity: a list mutated in place still reads exactly', () => {
     const messages = longList(40);
     const state = { messages };

@@ -29,7 +29,8 @@ function odd(i: number) {
 
 /**
  * A thread's states, each step changing a part of the previous one in another way: appends, removals,
- * replaced keys, nested edits, type changes, a list shrinking, values JSON cannot hold, and states crossing
+ * replaced keys, nested edits, type changes, a list shrinking, a Map and a Set gaining and changing entries,
+ * values JSON cannot hold, and states crossing
  * the small/large line (about 2 KB of JSON) both ways. Every one must read back exactly.
  */
 export function linearStates(): unknown[] {
@@ -51,6 +52,11 @@ export function linearStates(): unknown[] {
   s({ messages: base, odd: Array.from({ length: 12 }, (_, i) => odd(i)) }); // Map/Set/Date/bytes/BigInt
   s({ messages: base, odd: Array.from({ length: 13 }, (_, i) => odd(i)) });
   s({ messages: base, keyed: new Map(messages(30).map((m, i) => [i, m])) }); // a large Map
+  s({ messages: base, keyed: new Map(messages(31).map((m, i) => [i, m])) }); // an entry added to it
+  s({ messages: base, keyed: new Map(messages(31).map((m, i) => [i, i === 3 ? 'replaced' : m])) }); // one replaced
+  s({ messages: base, keyed: new Map(messages(31).map((m, i) => [30 - i, m])) }); // its order changed
+  s({ messages: base, keyed: new Set(messages(31)) }); // a Map becomes a large Set
+  s({ messages: base, keyed: new Set([...messages(31), odd(1)]) }); // an item added to it
   s([...base]); // a list at the root
   s([...base, message(30)]);
   s({ n: 1 }); // large to small

@@ -100,6 +100,21 @@ export function decodeLinear(
         }
         return out;
       }
+      case 'm': {
+        const out = new Map<unknown, unknown>();
+        for (const entry of items(node[1], node[2])) {
+          if (!Array.isArray(entry) || entry.length !== 2)
+            corrupt(`the chunks of ${node[1]} are not Map entries`);
+          out.set(entry[0], entry[1]);
+        }
+        if (out.size !== node[2]) corrupt(`the chunks of ${node[1]} repeat a Map key`);
+        return out;
+      }
+      case 's': {
+        const out = new Set(items(node[1], node[2]));
+        if (out.size !== node[2]) corrupt(`the chunks of ${node[1]} repeat a Set item`);
+        return out;
+      }
       default:
         return corrupt('the linear state is malformed');
     }

@@ -17,6 +17,9 @@ import {
   SMALL_STATE,
 } from './format.js';
 
+/** Nodes whose items are stored in runs of chunks: a list, an object's entries, a Map's entries, a Set's items. */
+type ItemsKind = 'a' | 'e' | 'm' | 's';
+
 /** A stored chunk as the thread's last put wrote or reused it: items [start, start + count) of a list. */
 export interface Segment {
   /** The first item's index; -1 for a leaf's chunk. */
@@ -29,7 +32,7 @@ export interface Segment {
 
 /** A path's chunks in the last put, with the JSON text of each item: what the next put compares against. */
 interface PathMemo {
-  readonly kind: 'a' | 'e' | 'c';
+  readonly kind: ItemsKind | 'c';
   readonly segs: readonly Segment[];
   readonly texts: readonly string[];
 }
@@ -95,6 +98,10 @@ class Walk {
   part(value: unknown, json: unknown, path: string, depth: number): [Node, number] {
     if (depth < MAX_DEPTH) {
       if (Array.isArray(value)) return this.list(value, json as unknown[], path);
+      // A Map or Set that gains an entry per step (tool results by id, say) shares its older entries too. Its
+      // JSON form is the serializer's tagged object, whose `v` holds the entries (or items) in order.
+      if (value instanceof Map) return this.collection(value, json, 'm', path, () => [...value]);
+      if (value instanceof Set) return this.collection(value, json, 's', path, () => [...value]);
       if (isPlainObject(value)) {
         const keys = plainKeys(value);
         if (keys !== undefined) return this.object(value, json as Record<string, unknown>, keys, path, depth);
@@ -154,13 +161,28 @@ class Walk {
     );
   }
 
+  private collection(
+    value: Map<unknown, unknown> | Set<unknown>,
+    json: unknown,
+    kind: 'm' | 's',
+    path: string,
+    items: () => unknown[],
+  ): [Node, number] {
+    const entries = (json as { v: unknown[] }).v;
+    const texts: string[] = new Array(entries.length);
+    for (let i = 0; i < entries.length; i++) texts[i] = JSON.stringify(entries[i]);
+    // With the default serializer a chunk holds the JSON forms; any other is given the values themselves.
+    const source = this.#json ? entries : items();
+    return this.items(value, json, texts, path, kind, (start, count) => source.slice(start, start + count));
+  }
+
   /** A list (or an object's entries) of items whose JSON texts are `texts`, stored as chunks of runs of them. */
   private items(
     value: unknown,
     json: unknown,
     texts: readonly string[],
     path: string,
-    kind: 'a' | 'e',
+    kind: ItemsKind,
     slice: (start: number, count: number) => unknown[],
   ): [Node, number] {
     const n = texts.length;

@@ -8,7 +8,9 @@ import { randomFillSync } from 'node:crypto';
  * - `['c', key]`: the value is the one chunk of `key`;
  * - `['o', [[name, node], ...]]`: a plain object, one node per own key, in order;
  * - `['a', key, n]`: an array of `n` items, held by the chunks of `key`;
- * - `['e', key, n]`: a plain object of `n` keys, its `[name, value]` entries held by the chunks of `key`.
+ * - `['e', key, n]`: a plain object of `n` keys, its `[name, value]` entries held by the chunks of `key`;
+ * - `['m', key, n]`: a `Map` of `n` entries, its `[key, value]` pairs (in insertion order) held by the chunks of `key`;
+ * - `['s', key, n]`: a `Set` of `n` items, held by the chunks of `key`.
  *
  * A chunk's data is the serializer's text of `[key, start, payload]`: `start` -1 and the value for `'c'`,
  * else the index of its first item and an array of items. `key` names the node's path in the state, so a
@@ -52,7 +54,7 @@ export type Node =
   | readonly ['c', string]
   | readonly ['o', readonly (readonly [string, Node])[]]
   | readonly ['a', string, number]
-  | readonly ['e', string, number];
+  | readonly ['e' | 'm' | 's', string, number];
 
 /** The key of the child `name` of the node at `path` (the root's path is `''`). */
 export function childPath(path: string, name: string): string {
