@@ -1,4 +1,5 @@
 import { InvalidArgumentError, isFlowError } from '@flow/core';
+import { onAbort } from './abort-relay.js';
 import { GRAPH, NodeError, NodeTimeout, RunCancelled } from './errors.js';
 import type { GraphSpec } from './graph-spec.js';
 import {
@@ -165,8 +166,9 @@ async function attemptOnce<S extends State>(run: SuperStep<S>, node: string, tim
   const outer = run.signal;
   const controller = timeoutMs !== undefined || outer !== undefined ? new AbortController() : undefined;
   const abort = () => controller?.abort(outer?.reason);
+  let stopWaiting: (() => void) | undefined;
   if (outer?.aborted) abort();
-  else outer?.addEventListener('abort', abort, { once: true });
+  else if (outer !== undefined) stopWaiting = onAbort(outer, abort);
   try {
     let value = start(run, scope, controller?.signal ?? NEVER);
     if (isPromiseLike(value)) {
@@ -178,7 +180,7 @@ async function attemptOnce<S extends State>(run: SuperStep<S>, node: string, tim
   } catch (error) {
     return settled(scope, { error });
   } finally {
-    outer?.removeEventListener('abort', abort);
+    stopWaiting?.();
   }
 }
 
@@ -193,11 +195,11 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
+      stopWaiting?.();
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
+    const stopWaiting = signal === undefined ? undefined : onAbort(signal, done);
   });
 }
 
@@ -256,14 +258,11 @@ function unlessCancelled<T, S extends State>(work: Promise<T>, run: SuperStep<S>
   if (signal === undefined) return work;
   const cancelled = () => new RunCancelled(run.thread, run.step, signal.reason);
   if (signal.aborted) return Promise.reject(cancelled());
-  let onAbort: (() => void) | undefined;
+  let stopWaiting: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
+    stopWaiting = onAbort(signal, () => reject(cancelled()));
   });
-  return Promise.race([work, aborted]).finally(() =>
-    signal.removeEventListener('abort', onAbort as () => void),
-  );
+  return Promise.race([work, aborted]).finally(() => stopWaiting?.());
 }
 
 const one = (a: Attempt): Attempt[] => [a];
