@@ -63,7 +63,9 @@ export class JsonFileCheckpointer extends BaseCheckpointer {
       if (ifRevision !== undefined && ifRevision !== actual) {
         throw new CheckpointConflict({ ...record, expected: ifRevision, actual, backend: this.backend });
       }
-      if (this.bug === 'no-lock') await sleep(10);
+      // Wide enough that eight children started together overlap in it on a loaded 2-core machine (10 ms
+      // let one race of 8 come out right at a load of 21, so the mutant passed it).
+      if (this.bug === 'no-lock') await sleep(100);
       data[record.thread] ??= {};
       data[record.thread][record.step] = { ...record, next: [...record.next], revision: actual + 1 };
       await this.save(data);
