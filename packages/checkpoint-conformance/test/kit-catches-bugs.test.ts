@@ -97,6 +97,12 @@ const MUST_CATCH: Record<string, string[]> = {
     "refused-put-resolves > refused puts > the store refuses the thread: the refused put rejects with StorageError holding the store's error, and stores nothing: no checkpoint, writes, chunks or summary change",
     'refused-put-resolves > refused puts > the store refuses the thread: puts issued together with a refused one land once each and resolve, wherever it stands among them; it alone rejects',
   ],
+  'prefix-scan': [
+    'prefix-scan > thread ids > an id that starts another id is its own thread: deleteThread, prune, get, list, writes and leases of "order-1" leave "order-10", "order-1/x" and "order-1 " alone',
+  ],
+  'list-drops-interrupt': [
+    'list-drops-interrupt > put/get > round-trips every field of a checkpoint through put, get of its step, get of the latest and list',
+  ],
 };
 
 describe('the kit catches deliberately broken backends', () => {

@@ -135,6 +135,60 @@ export const threadIdsSuite: ConformanceSuite = {
       expect((await cp.get('a'))?.state).toBe('a');
     });
 
+    it('an id that starts another id is its own thread: deleteThread, prune, get, list, writes and leases of "order-1" leave "order-10", "order-1/x" and "order-1 " alone', async () => {
+      const cp = await kit.create();
+      // Ids a prefix scan of "order-1" (a key pattern "order-1*", LIKE 'order-1%', a directory walk) also finds.
+      const others = ['order-10', 'order-1/x', 'order-1 ', 'order-1:2', 'order-1%'];
+      for (const id of others)
+        for (const step of [0, 1, 2]) await cp.put(checkpoint(id, step, { state: id }));
+      if (kit.declares.writes)
+        for (const id of others) await cp.putWrites(id, 1, [{ node: 'n', key: id, value: id }]);
+      if (kit.declares.leases)
+        for (const id of others) await cp.acquireLease(id, { owner: id, ttlMs: 60_000 });
+      const untouched = async (when: string) => {
+        for (const id of others) {
+          const where = `${when}: thread ${JSON.stringify(id)}`;
+          expect(
+            (await cp.list(id)).map((c) => [c.step, c.state]),
+            `${where} list`,
+          ).toEqual([
+            [2, id],
+            [1, id],
+            [0, id],
+          ]);
+          if (kit.declares.writes) {
+            expect(await cp.getWrites(id, 1), `${where} getWrites`).toEqual([
+              { node: 'n', key: id, value: id },
+            ]);
+          }
+          if (kit.declares.leases) expect((await cp.getLease(id))?.owner, `${where} getLease`).toBe(id);
+        }
+        const listed = (await cp.listThreads()).map((t) => t.thread);
+        expect(listed, `${when}: listThreads`).toEqual(expect.arrayContaining(others));
+      };
+      // Nothing is stored under "order-1" itself: every read of it is empty, none finds a longer id.
+      expect(await cp.get('order-1'), 'get("order-1") with only longer ids stored').toBeUndefined();
+      expect(await cp.list('order-1'), 'list("order-1") with only longer ids stored').toEqual([]);
+      if (kit.declares.writes)
+        expect(await cp.getWrites('order-1', 1), 'getWrites("order-1", 1)').toEqual([]);
+      if (kit.declares.leases) expect(await cp.getLease('order-1'), 'getLease("order-1")').toBeUndefined();
+      expect(
+        await cp.prune('order-1', { beforeStep: 2 }),
+        'prune("order-1") with only longer ids stored',
+      ).toBe(0);
+      expect(await cp.deleteThread('order-1'), 'deleteThread("order-1") with only longer ids stored').toBe(0);
+      await untouched('after prune and deleteThread of the absent "order-1"');
+      // With "order-1" stored too: its prune and delete remove its own checkpoints only.
+      for (const step of [0, 1, 2]) await cp.put(checkpoint('order-1', step, { state: 'order-1' }));
+      if (kit.declares.writes) await cp.putWrites('order-1', 1, [{ node: 'n', key: 'own', value: 1 }]);
+      if (kit.declares.leases) await cp.releaseLease('order-1', 'order-10');
+      expect(await cp.prune('order-1', { beforeStep: 2 }), 'prune("order-1", { beforeStep: 2 })').toBe(2);
+      await untouched('after prune("order-1")');
+      expect(await cp.deleteThread('order-1'), 'deleteThread("order-1")').toBe(1);
+      await untouched('after deleteThread("order-1")');
+      expect(await cp.get('order-1')).toBeUndefined();
+    });
+
     it("rejects invalid ids ('', 513 characters, U+0000, a lone surrogate, non-strings) with InvalidArgumentError in every method, storing nothing", async () => {
       const cp = await kit.create();
       for (const [label, id] of INVALID_IDS) {
