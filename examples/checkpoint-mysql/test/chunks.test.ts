@@ -144,5 +144,5 @@ describe('chunks', () => {
     }
     await Promise.all([store.close(), other.close()]);
     await Promise.all(pools.map((p) => p.end()));
-  });
+  }, 60_000); // rounds of racing transactions: 5.2 s at a load of 20 on two cores, past vitest's 5 s default
 });
