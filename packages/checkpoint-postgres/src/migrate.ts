@@ -2,7 +2,7 @@ import { type MigrationDialect, migrate as runMigrations, transactionOn, VERSION
 import type { PgPool, PgPoolClient, PgQueryable } from './driver.js';
 import { MIGRATIONS } from './migrations.js';
 import { quoteIdent } from './quote.js';
-import { PG_TRANSACTION, releaseError } from './transaction.js';
+import { checkIn, checkOut, PG_TRANSACTION } from './transaction.js';
 
 /** First key of the two-key advisory lock ('flow' in ASCII); the second is the hash of the schema name. */
 const LOCK_NAMESPACE = 0x666c6f77;
@@ -43,9 +43,9 @@ function postgresDialect(pool: PgPool, schema: string): MigrationDialect<PgPoolC
     store: `schema ${s}`,
     packageName: '@flow/checkpoint-postgres',
     migrations: MIGRATIONS.map((m) => ({ ...m, apply: (client) => client.query({ text: m.sql(s) }) })),
-    connect: () => pool.connect(),
+    connect: () => checkOut(pool),
     // After a failure the connection may be broken: let the pool drop it rather than hand it out again.
-    release: (client, failure) => client.release(failure === undefined ? undefined : releaseError(failure)),
+    release: (client, failure) => checkIn(client, failure !== undefined, failure),
     currentVersion: async (client) =>
       (await versionIn(client, table)) ?? (await versionIn(client, `${s}.${LEGACY_VERSION_TABLE}`)) ?? 0,
     exists: (client) => storeExists(client, schema),

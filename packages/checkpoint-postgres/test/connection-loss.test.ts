@@ -63,6 +63,63 @@ describe('a dropped connection', () => {
     await pool.end();
   });
 
+  // deleteThread and prune (and setup) run in a transaction on a client checked out of the pool, which no longer
+  // hears that client's 'error' event: unheard, Node crashed the whole process when the server dropped it.
+  const calls: [string, (cp: PostgresCheckpointer) => Promise<unknown>][] = [
+    ['deleteThread', (cp) => cp.deleteThread('t')],
+    ['prune', (cp) => cp.prune('t', { beforeStep: 1 })],
+  ];
+  for (const [what, call] of calls) {
+    it(`fails a ${what} whose transaction's connection is dropped with StorageError, and the process lives on`, async () => {
+      const schema = fresh();
+      const writer = new PostgresCheckpointer(url, { schema });
+      await writer.put(checkpoint('t', 0));
+      await writer.close();
+      const name = `flow_drop_tx_${randomBytes(4).toString('hex')}`;
+      const owned = new URL(url);
+      owned.searchParams.set('application_name', name);
+      // A pool of the checkpointer's own: an owned pool's 'error' listener does not hear checked-out clients.
+      const cp = new PostgresCheckpointer(owned.toString(), { schema });
+      await cp.put(checkpoint('t', 1));
+      const admin = new pg.Client(url);
+      await admin.connect();
+      const crashes: unknown[] = [];
+      const onCrash = (error: unknown) => crashes.push(error);
+      process.on('uncaughtException', onCrash);
+      try {
+        await admin.query('BEGIN');
+        // The thread's lock (statements.ts threadLock), which both take first: the call waits on it.
+        await admin.query('SELECT pg_advisory_xact_lock(hashtextextended($1 || $2, 0))', [`${schema}.`, 't']);
+        const pending = call(cp).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        await until(`the ${what} to wait on the lock`, async () => {
+          const { rows } = await admin.query(
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+            [name],
+          );
+          return rows.length > 0;
+        });
+        await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+          [name],
+        );
+        const error = await pending;
+        await new Promise((r) => setTimeout(r, 100));
+        expect(crashes, 'errors no one heard').toEqual([]);
+        expect(isFlowError(error, 'STORAGE'), String(error)).toBe(true);
+        await admin.query('ROLLBACK');
+      } finally {
+        process.off('uncaughtException', onCrash);
+        await admin.end();
+      }
+      // The same instance works again.
+      expect((await cp.get('t'))?.step).toBe(1);
+      await cp.close();
+    });
+  }
+
   it('idle connections killed between calls are replaced without an error', async () => {
     const schema = fresh();
     const name = `flow_idle_${randomBytes(4).toString('hex')}`;
