@@ -16,6 +16,8 @@ import { freshStore, type Store } from './stores.js';
 /** Kills per backend of the checkpoint-writing child, and of the graph-running child. */
 export const WRITE_KILLS = 50;
 export const GRAPH_KILLS = 25;
+/** Dozens of child processes each: at a load of 20 on two cores a loop outlasted the default 60 s. */
+const KILL_LOOP_TIMEOUT = 240_000;
 
 /** Thread ids of the writers: plain, and ones a naive file layout would mangle. */
 const THREADS = ['plain', 'a/b', 'with space ✓'];
@@ -63,7 +65,7 @@ export function describeCrashes(backend: 'file' | 'sqlite'): void {
       await cp.close();
       count(`crash: ${backend} writes`, 'kills survived', WRITE_KILLS);
       count(`crash: ${backend} writes`, 'data lost', lost);
-    });
+    }, KILL_LOOP_TIMEOUT);
 
     it(`a child running a graph, killed ${GRAPH_KILLS} times: resume finishes every run with the uninterrupted result, each step written once`, async () => {
       const store = freshStore(backend);
@@ -114,6 +116,6 @@ export function describeCrashes(backend: 'file' | 'sqlite'): void {
       count(`crash: ${backend} graph runs`, 'kills survived', GRAPH_KILLS);
       count(`crash: ${backend} graph runs`, 'data lost', 0);
       expect(threads.length).toBe(finished + 1);
-    });
+    }, KILL_LOOP_TIMEOUT);
   });
 }
