@@ -184,7 +184,7 @@ describe('linear state encoding', () => {
       { results: new Map(base.slice(1)), seen: new Set(base.slice(1).map(([k]) => k)) }, // the oldest removed
       { results: new Map(base.map(([k, v], i) => [k, i === 12 ? 'replaced' : v])) }, // a value replaced
       { results: new Map([...base].reverse()) }, // the order changed (a Map keeps insertion order)
-      { results: new Map([...base, [odd, odd]]) }, // keys and values of every kind
+      { results: new Map<unknown, unknown>([...base, [odd, odd]]) }, // keys and values of every kind
       { results: new Map(base.slice(0, 3)) }, // shrinking below the inline size
       { results: base }, // a Map becoming a list
       { results: new Set(base.map(([, v]) => v)) }, // a list becoming a Set of objects
