@@ -17,6 +17,25 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Ends every session named `name` (its application_name), asked on `admin`. */
+async function terminate(admin: pg.Client, name: string): Promise<void> {
+  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+    name,
+  ]);
+}
+
+/** Waits until the session named `name` waits on a lock (one `admin` holds), then ends it. */
+async function terminateOnceWaiting(admin: pg.Client, name: string, what: string): Promise<void> {
+  await until(`${what} to wait on the lock`, async () => {
+    const { rows } = await admin.query(
+      "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+      [name],
+    );
+    return rows.length > 0;
+  });
+  await terminate(admin, name);
+}
+
 describe('a dropped connection', () => {
   it('fails the put in flight with StorageError carrying the driver error, and the instance recovers', async () => {
     const schema = fresh();
@@ -33,17 +52,7 @@ describe('a dropped connection', () => {
       await admin.query('BEGIN');
       await admin.query(`LOCK TABLE "${schema}".threads IN ACCESS EXCLUSIVE MODE`);
       const put = cp.put(checkpoint('t', 1)).catch((e: unknown) => e);
-      await until('the put to wait on the lock', async () => {
-        const { rows } = await admin.query(
-          "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
-          [name],
-        );
-        return rows.length > 0;
-      });
-      await admin.query(
-        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
-        [name],
-      );
+      await terminateOnceWaiting(admin, name, 'the put');
       const error = await put;
       expect(isFlowError(error, 'STORAGE'), String(error)).toBe(true);
       const cause = (error as Error).cause as { code?: string } | undefined;
@@ -94,17 +103,7 @@ describe('a dropped connection', () => {
           () => undefined,
           (e: unknown) => e,
         );
-        await until(`the ${what} to wait on the lock`, async () => {
-          const { rows } = await admin.query(
-            "SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
-            [name],
-          );
-          return rows.length > 0;
-        });
-        await admin.query(
-          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
-          [name],
-        );
+        await terminateOnceWaiting(admin, name, `the ${what}`);
         const error = await pending;
         await new Promise((r) => setTimeout(r, 100));
         expect(crashes, 'errors no one heard').toEqual([]);
@@ -129,9 +128,7 @@ describe('a dropped connection', () => {
     await Promise.all([cp.put(checkpoint('t', 0)), cp.put(checkpoint('u', 0))]);
     const admin = new pg.Client(url);
     await admin.connect();
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
-      name,
-    ]);
+    await terminate(admin, name);
     await admin.end();
     // The pool hears of the dead idle connections (and the checkpointer's listener keeps the process alive).
     await new Promise((r) => setTimeout(r, 100));

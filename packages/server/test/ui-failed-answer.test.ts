@@ -2,7 +2,7 @@ import type { Checkpointer } from '@flow/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser } from './support/browser.js';
+import { launchBrowser, openSignedIn } from './support/browser.js';
 import { reviewGraph } from './support/graphs.mjs';
 import { createStore, type StoreFixture } from './support/stores.js';
 
@@ -18,11 +18,7 @@ describe('an answer after which the run fails, in headless Chromium', () => {
   let context: BrowserContext;
 
   async function openTab(path: string): Promise<Page> {
-    const page = await context.newPage();
-    await page.goto(server.url + path);
-    await page.getByLabel('Token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    return page;
+    return openSignedIn(context, server.url + path, TOKEN);
   }
 
   beforeAll(async () => {

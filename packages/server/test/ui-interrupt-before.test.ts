@@ -3,7 +3,7 @@ import { END, START, StateGraph } from '@flow/graph';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser } from './support/browser.js';
+import { launchBrowser, openSignedIn } from './support/browser.js';
 import { createStore, type StoreFixture } from './support/stores.js';
 
 const TOKEN = 'interrupt-before-token';
@@ -20,10 +20,7 @@ describe('a run stopped before a node, in the inbox of headless Chromium', () =>
   let context: BrowserContext;
 
   async function openInbox(): Promise<Page> {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/#/inbox`);
-    await page.getByLabel('Token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    const page = await openSignedIn(context, `${server.url}/#/inbox`, TOKEN);
     await page.locator('article.approval').first().waitFor();
     return page;
   }

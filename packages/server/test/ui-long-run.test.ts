@@ -3,7 +3,7 @@ import { END, START, StateGraph } from '@flow/graph';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser } from './support/browser.js';
+import { launchBrowser, signIn } from './support/browser.js';
 import { createStore, type StoreFixture } from './support/stores.js';
 
 const TOKEN = 'long-run-token';
@@ -20,10 +20,7 @@ describe('the run page of a run longer than one page of history, in headless Chr
   async function openRun(query: string): Promise<Page> {
     const page = await context.newPage();
     await page.goto(`${server.url}/#/run?graph=counter&thread=long%2Frun&${query}`);
-    if (await page.getByLabel('Token').count()) {
-      await page.getByLabel('Token').fill(TOKEN);
-      await page.getByRole('button', { name: 'Continue' }).click();
-    }
+    if (await page.getByLabel('Token').count()) await signIn(page, TOKEN);
     await page.locator('details.state summary').waitFor();
     return page;
   }

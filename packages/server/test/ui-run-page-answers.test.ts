@@ -2,7 +2,7 @@ import type { Checkpointer } from '@flow/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser } from './support/browser.js';
+import { launchBrowser, openSignedIn } from './support/browser.js';
 import { twoQuestionsGraph } from './support/graphs.mjs';
 import { createStore, type StoreFixture } from './support/stores.js';
 
@@ -18,10 +18,11 @@ describe('answering on the run page of a run that asks again, in headless Chromi
   let context: BrowserContext;
 
   async function openRun(thread: string): Promise<Page> {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/#/run?graph=two&thread=${encodeURIComponent(thread)}`);
-    await page.getByLabel('Token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    const page = await openSignedIn(
+      context,
+      `${server.url}/#/run?graph=two&thread=${encodeURIComponent(thread)}`,
+      TOKEN,
+    );
     await page.locator('section.approval p.asked').waitFor();
     return page;
   }

@@ -5,7 +5,7 @@ import type { Checkpointer } from '@flow/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser } from './support/browser.js';
+import { launchBrowser, signIn } from './support/browser.js';
 import { reviewGraph } from './support/graphs.mjs';
 import { createStore, type StoreFixture } from './support/stores.js';
 
@@ -38,8 +38,7 @@ describe('the web UI in headless Chromium', () => {
         consoleErrors.push(`${m.text()} (${url})`);
     });
     await page.goto(server.url + path);
-    await page.getByLabel('Token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await signIn(page, TOKEN);
     return page;
   }
 

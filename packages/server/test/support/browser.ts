@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** The system Chromium: never a downloaded one. */
 export const CHROMIUM = process.env.FLOW_CHROMIUM ?? '/usr/bin/chromium';
@@ -36,4 +36,18 @@ export async function launchBrowser(
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** Signs in on a page that shows the token form: fills the token and presses Continue. */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+/** A new tab of `context` at `url`, signed in with `token`. */
+export async function openSignedIn(context: BrowserContext, url: string, token: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(url);
+  await signIn(page, token);
+  return page;
 }
