@@ -44,26 +44,40 @@ export async function renderInbox(main, { graphs }) {
   replace(main, heading, summary, list);
   heading.focus();
   let total = 0;
-  let more = false;
+  // The graphs whose listing has another page: while any has, the count is a lower bound ("20+").
+  const unfinished = new Set();
+  const showCount = () => {
+    summary.textContent =
+      total === 0
+        ? 'Nothing is waiting for an answer.'
+        : `${total}${unfinished.size > 0 ? '+' : ''} waiting for an answer.`;
+  };
   for (const { name } of graphs) {
     const { cards, next } = await section(name, undefined);
     total += cards.length;
     list.append(...cards);
     let after = next;
     if (after !== null) {
-      more = true;
+      unfinished.add(name);
       const button = h('button', { type: 'button' }, `More from ${name}`);
       button.addEventListener('click', async () => {
         button.disabled = true;
-        const page = await section(name, after);
-        button.before(...page.cards);
-        after = page.next;
-        if (after === null) button.remove();
-        else button.disabled = false;
+        try {
+          const page = await section(name, after);
+          button.before(...page.cards);
+          total += page.cards.length;
+          after = page.next;
+          if (after === null) {
+            unfinished.delete(name);
+            button.remove();
+          }
+          showCount();
+        } finally {
+          button.disabled = false;
+        }
       });
       list.append(button);
     }
   }
-  summary.textContent =
-    total === 0 ? 'Nothing is waiting for an answer.' : `${total}${more ? '+' : ''} waiting for an answer.`;
+  showCount();
 }
