@@ -1,6 +1,8 @@
 import { isFlowError } from '@flow/core';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
+import { checkpoint } from './support/checkpoints.js';
 import { url } from './support/stores.js';
 
 function constructorError(schema: unknown): unknown {
@@ -33,6 +35,30 @@ describe('the schema option', () => {
       expect(isFlowError(error, 'INVALID_ARGUMENT'), String(error)).toBe(true);
     });
   }
+
+  it('rejects a name starting with pg_ (Postgres reserves them) up front, naming why', () => {
+    for (const schema of ['pg_', 'pg_flow', 'pg_catalog']) {
+      const error = constructorError(schema);
+      expect(isFlowError(error, 'INVALID_ARGUMENT'), String(error)).toBe(true);
+      expect((error as Error).message).toContain('starts with pg_, which Postgres reserves');
+    }
+  });
+
+  it('accepts PG_ and Pg_, which Postgres allows as quoted names, and stores in them', async () => {
+    for (const schema of [`PG_flow_${process.pid}`, `Pg_flow_${process.pid}`]) {
+      const cp = new PostgresCheckpointer(url, { schema });
+      try {
+        await cp.put(checkpoint('t', 0));
+        expect((await cp.get('t'))?.step).toBe(0);
+      } finally {
+        await cp.close();
+        const admin = new pg.Client(url);
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await admin.end();
+      }
+    }
+  });
 
   it('rejects a schema that is not a string', () => {
     for (const schema of [42, null, {}, ['flow']]) {
