@@ -132,6 +132,9 @@ class GraphWorker implements Worker {
     let free = this.settings.concurrency - this.#inFlight.size;
     if (free <= 0) return;
     const start = Math.random().toString(16).slice(2);
+    // The running threads this pass lists: a troubled thread no longer among them (deleted, finished or
+    // failed elsewhere) loses its backoff, so the map does not grow and a new run under its id is not held back.
+    const listed = new Set<string>();
     for (const wrapped of [false, true]) {
       let after = wrapped ? undefined : start;
       for (;;) {
@@ -140,6 +143,7 @@ class GraphWorker implements Worker {
         // The second pass ends where the first began.
         const past = wrapped && last !== undefined && compareThreadIds(last, start) > 0;
         for (const { thread } of shuffled(page)) {
+          listed.add(thread);
           if (past && compareThreadIds(thread, start) > 0) continue;
           if (session.stopping) return;
           if (this.#inFlight.has(thread)) continue;
@@ -158,6 +162,7 @@ class GraphWorker implements Worker {
         after = last;
       }
     }
+    for (const thread of this.#troubled.keys()) if (!listed.has(thread)) this.#troubled.delete(thread);
   }
 
   /** Resumes one thread; never rejects (what happened goes to the log when it is worth a line). */
@@ -176,7 +181,10 @@ class GraphWorker implements Worker {
       }
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
-      if (typeof code === 'string' && TAKEN_ELSEWHERE.has(code)) return;
+      if (typeof code === 'string' && TAKEN_ELSEWHERE.has(code)) {
+        if (code === 'THREAD_NOT_FOUND') this.#troubled.delete(thread);
+        return;
+      }
       if ((typeof code === 'string' && RECORDED_FAILURE.has(code)) || error instanceof MisroutedError) {
         const node = (error as { node?: unknown }).node;
         const at = typeof node === 'string' ? ` at node ${q(node)}` : '';

@@ -217,4 +217,32 @@ describe.each(backends)('a thread a worker cannot run on $name', (backend) => {
     await worker.stop();
     expect((await checkpointer.list('orphan')).map((c) => c.step)).toEqual([0]);
   });
+
+  it('loses its wait once deleted: a new run under its id is taken at the next poll, not after the wait', {
+    timeout: 30_000,
+  }, async () => {
+    const checkpointer = await backend.create();
+    const old = new StateGraph<{ n: number }>()
+      .addNode('gone', (s) => ({ n: s.n + 1 }))
+      .addEdge(START, 'gone')
+      .compile({ checkpointer });
+    await old.enqueue({ n: 0 }, { thread: 'reborn' });
+    const app = counter(engine, checkpointer, { steps: 1 });
+    const log: string[] = [];
+    const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
+    worker.start();
+    // The seventh failure sets a wait of 20 · 2^7 = 2,560 ms.
+    await until(() => log.filter((l) => l.includes('"reborn"')).length >= 7, 'seven failed tries');
+    expect(log.at(-1)).toMatch(/tries it again in 2560 ms$/);
+    await checkpointer.deleteThread('reborn');
+    await sleep(150); // a few polls that no longer list it
+    const enqueued = Date.now();
+    await app.enqueue({ n: 0 }, { thread: 'reborn' });
+    await until(async () => (await app.getState('reborn'))?.done === true, 'the new run to finish', {
+      timeoutMs: 10_000,
+    });
+    // Held back by the deleted thread's wait it would finish about 2.4 s after the enqueue.
+    expect(Date.now() - enqueued).toBeLessThan(1_500);
+    await worker.stop();
+  });
 });
