@@ -192,16 +192,21 @@ describe.each(backends)('a worker with more runs than one listing page on $name'
   });
 });
 
+/** Enqueues `thread` at a node named `gone`, which the workers' graph (`counter`) does not have. */
+async function enqueueForMissingNode(checkpointer: Checkpointer, thread: string): Promise<void> {
+  const old = new StateGraph<{ n: number }>()
+    .addNode('gone', (s) => ({ n: s.n + 1 }))
+    .addEdge(START, 'gone')
+    .compile({ checkpointer });
+  await old.enqueue({ n: 0 }, { thread });
+}
+
 describe.each(backends)('a thread a worker cannot run on $name', (backend) => {
   it('is tried again after a wait that grows, one log line per try, and the worker goes on with others', {
     timeout: 30_000,
   }, async () => {
     const checkpointer = await backend.create();
-    const old = new StateGraph<{ n: number }>()
-      .addNode('gone', (s) => ({ n: s.n + 1 }))
-      .addEdge(START, 'gone')
-      .compile({ checkpointer });
-    await old.enqueue({ n: 0 }, { thread: 'orphan' });
+    await enqueueForMissingNode(checkpointer, 'orphan');
     const app = counter(engine, checkpointer, { steps: 1 });
     const log: string[] = [];
     const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
@@ -222,11 +227,7 @@ describe.each(backends)('a thread a worker cannot run on $name', (backend) => {
     timeout: 30_000,
   }, async () => {
     const checkpointer = await backend.create();
-    const old = new StateGraph<{ n: number }>()
-      .addNode('gone', (s) => ({ n: s.n + 1 }))
-      .addEdge(START, 'gone')
-      .compile({ checkpointer });
-    await old.enqueue({ n: 0 }, { thread: 'reborn' });
+    await enqueueForMissingNode(checkpointer, 'reborn');
     const app = counter(engine, checkpointer, { steps: 1 });
     const log: string[] = [];
     const worker = createWorker(app, { pollMs: 20, log: (l) => log.push(l) });
