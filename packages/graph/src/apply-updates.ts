@@ -33,7 +33,7 @@ function reduce(reducer: Reducer<unknown>, current: unknown, update: unknown, ke
 
 /**
  * Applies one super-step's updates in frontier order: reduced keys through their reducer, others replaced.
- * Two nodes writing one key without a reducer is an `InvalidUpdateError` naming both. Returns `state` itself
+ * Several nodes writing one key without a reducer is an `InvalidUpdateError` naming every one of them. Returns `state` itself
  * when nothing was written, otherwise a new object (the input is never changed).
  */
 export function applyUpdates<S extends State>(
@@ -66,12 +66,7 @@ export function applyUpdates<S extends State>(
       }
       if (writers !== undefined) {
         const other = writers.get(key);
-        if (other !== undefined) {
-          throw new InvalidUpdateError(
-            `nodes ${q(other)} and ${q(node)} both wrote ${q(key)} in one super-step; give ${q(key)} a reducer`,
-            { key, nodes: [other, node] },
-          );
-        }
+        if (other !== undefined) throw clash(key, writersOf(key, nodes, updates));
         writers.set(key, node);
       }
       setOwn(out, key, update[key]);
@@ -98,6 +93,24 @@ export function applyPatch<S extends State>(state: S, patch: Partial<S> | undefi
   const out: Record<string, unknown> = { ...state };
   for (const key of Object.keys(patch)) setOwn(out, key, (patch as Record<string, unknown>)[key]);
   return out as S;
+}
+
+/** Every node of the super-step whose update has `key`, in frontier order: the error names them all, not the first two. */
+function writersOf(key: string, nodes: readonly string[], updates: readonly unknown[]): string[] {
+  return nodes.filter((_, i) => {
+    const update = updates[i];
+    return isObjectLike(update) && Object.hasOwn(update, key);
+  });
+}
+
+function clash(key: string, writers: readonly string[]): InvalidUpdateError {
+  const names = writers.map((name) => q(name));
+  const listed = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  const verb = names.length === 2 ? 'both' : 'all';
+  return new InvalidUpdateError(
+    `nodes ${listed} ${verb} wrote ${q(key)} in one super-step; give ${q(key)} a reducer`,
+    { key, nodes: writers },
+  );
 }
 
 function describe(value: unknown): string {

@@ -190,6 +190,24 @@ describe.each(backends)('super-steps on $name', ({ create }) => {
     });
   });
 
+  it('names every node that wrote the clashing key, not only the first two', async () => {
+    const app = new StateGraph<{ n: number; other: number }>()
+      .addNode('a', () => ({ n: 1 }))
+      .addNode('b', () => ({ other: 1 }))
+      .addNode('c', () => ({ n: 2 }))
+      .addNode('d', () => undefined)
+      .addNode('e', () => ({ n: 3 }))
+      .addEdge(START, 'a')
+      .addEdge(START, 'b')
+      .addEdge(START, 'c')
+      .addEdge(START, 'd')
+      .addEdge(START, 'e')
+      .compile({ checkpointer });
+    const error = await app.invoke({ n: 0, other: 0 }, { thread: 'clash3' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_UPDATE', key: 'n', nodes: ['a', 'c', 'e'] });
+    expect((error as Error).message).toContain('nodes "a", "c" and "e" all wrote "n"');
+  });
+
   it('lets several nodes write a key that has a reducer', async () => {
     const app = new StateGraph<{ total: number }>({ reducers: { total: (a, b) => a + b } })
       .addNode('a', () => ({ total: 1 }))
