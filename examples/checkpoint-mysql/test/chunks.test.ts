@@ -1,4 +1,4 @@
-import { storedRecord } from '@flow/checkpoint-conformance';
+import { storedRecord, withOpenStorage } from '@flow/checkpoint-conformance';
 import type { CheckpointRecord, ChunkRecord } from '@flow/core';
 import { createConnection, createPool } from 'mysql2/promise';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,18 +6,8 @@ import { MysqlCheckpointer, type MysqlCheckpointerOptions, type MysqlPool } from
 import { freshPrefix, url } from './support/stores.js';
 
 /** The backend contract itself: records with refs and chunks as core's encoder hands them. */
-class Raw extends MysqlCheckpointer {
-  async writeRaw(record: CheckpointRecord, ifRevision?: number): Promise<number> {
-    await this.setup();
-    return this.writeRecord(record, ifRevision);
-  }
-  read(thread: string, step?: number) {
-    return this.readRecord(thread, step);
-  }
-  readAll(thread: string) {
-    return this.readRecords(thread, {});
-  }
-}
+const Raw = withOpenStorage(MysqlCheckpointer);
+type Raw = InstanceType<typeof Raw>;
 
 const opened: Raw[] = [];
 function raw(options: MysqlCheckpointerOptions = { tablePrefix: freshPrefix() }, pool?: MysqlPool): Raw {
@@ -62,9 +52,9 @@ describe('chunks', () => {
 
   it('are stored with their put and read with it, each once for a list; an id stored keeps its data', async () => {
     const store = raw();
-    await store.writeRaw(record('t', 0, ['x', 'X'], [chunk('x', '"first"'), chunk('X')]));
-    await store.writeRaw(record('t', 1, ['x', 'y'], [chunk('x', '"second"'), chunk('y')]));
-    await store.writeRaw(record('t', 2));
+    await store.write(record('t', 0, ['x', 'X'], [chunk('x', '"first"'), chunk('X')]));
+    await store.write(record('t', 1, ['x', 'y'], [chunk('x', '"second"'), chunk('y')]));
+    await store.write(record('t', 2));
     expect(await stored(store, 't')).toEqual(['X', 'x', 'y']);
     const one = await store.read('t', 1);
     expect([one?.refs, ids(one?.chunks)]).toEqual([
@@ -84,8 +74,8 @@ describe('chunks', () => {
 
   it('a ref neither stored nor brought: MissingChunkError, and nothing of the put is stored', async () => {
     const store = raw();
-    await store.writeRaw(record('t', 0, ['x'], [chunk('x')]));
-    await expect(store.writeRaw(record('t', 1, ['x', 'gone', 'y'], [chunk('y')]))).rejects.toMatchObject({
+    await store.write(record('t', 0, ['x'], [chunk('x')]));
+    await expect(store.write(record('t', 1, ['x', 'gone', 'y'], [chunk('y')]))).rejects.toMatchObject({
       name: 'MissingChunkError',
       code: 'STORAGE',
       thread: 't',
@@ -97,11 +87,11 @@ describe('chunks', () => {
 
   it('a conflicting conditional put stores no chunk', async () => {
     const store = raw();
-    await store.writeRaw(record('t', 0, ['x'], [chunk('x')]));
-    await expect(store.writeRaw(record('t', 0, ['y'], [chunk('y')]), 0)).rejects.toMatchObject({
+    await store.write(record('t', 0, ['x'], [chunk('x')]));
+    await expect(store.write(record('t', 0, ['y'], [chunk('y')]), 0)).rejects.toMatchObject({
       code: 'CHECKPOINT_CONFLICT',
     });
-    await expect(store.writeRaw(record('t', 0, ['z'], [chunk('z')]), 7)).rejects.toMatchObject({
+    await expect(store.write(record('t', 0, ['z'], [chunk('z')]), 7)).rejects.toMatchObject({
       code: 'CHECKPOINT_CONFLICT',
     });
     expect(await stored(store, 't')).toEqual(['x']);
@@ -109,10 +99,10 @@ describe('chunks', () => {
 
   it('prune removes the chunks no remaining checkpoint references; deleteThread removes them all', async () => {
     const store = raw();
-    await store.writeRaw(record('t', 0, ['a', 'b'], [chunk('a'), chunk('b')]));
-    await store.writeRaw(record('t', 1, ['a', 'c'], [chunk('c')]));
-    await store.writeRaw(record('t', 2, ['c', 'd'], [chunk('d')]));
-    await store.writeRaw(record('other', 0, ['a'], [chunk('a')]));
+    await store.write(record('t', 0, ['a', 'b'], [chunk('a'), chunk('b')]));
+    await store.write(record('t', 1, ['a', 'c'], [chunk('c')]));
+    await store.write(record('t', 2, ['c', 'd'], [chunk('d')]));
+    await store.write(record('other', 0, ['a'], [chunk('a')]));
     expect(await store.prune('t', { beforeStep: 1 })).toBe(1);
     expect(await stored(store, 't')).toEqual(['a', 'c', 'd']);
     expect(await store.prune('t', { beforeStep: 2 })).toBe(1);
@@ -131,11 +121,11 @@ describe('chunks', () => {
     for (let round = 0; round < 72; round++) {
       const thread = `t${round}`;
       // Only step 0 references x; the prune removes it while a put of step 2 references x without bringing it.
-      await store.writeRaw(record(thread, 0, ['x'], [chunk('x')]));
-      await store.writeRaw(record(thread, 1, ['y'], [chunk('y')]));
+      await store.write(record(thread, 0, ['x'], [chunk('x')]));
+      await store.write(record(thread, 1, ['y'], [chunk('y')]));
       // The put starts up to 5 ms after the prune, so some rounds land in each of the prune's statements.
       const [put] = await Promise.allSettled([
-        sleep(round % 6).then(() => store.writeRaw(record(thread, 2, ['x', 'y']))),
+        sleep(round % 6).then(() => store.write(record(thread, 2, ['x', 'y']))),
         other.prune(thread, { beforeStep: 1 }),
       ]);
       if (put.status === 'rejected') expect(put.reason).toMatchObject({ name: 'MissingChunkError', id: 'x' });

@@ -3,6 +3,7 @@ export { ALL_SUITES, describeCheckpointer } from './describe-checkpointer.js';
 export { expectFlowError } from './expect-error.js';
 export type { CheckpointerCapabilities, CheckpointerHarness, Damage, Refusal } from './harness.js';
 export { DEFAULT_PROCESSES, DEFAULT_RACE_WIDTH, type Kit } from './kit.js';
+export { type OpenStorage, withOpenStorage } from './open-storage.js';
 export { ChildPool, type RunInChildrenOptions, runInChildren } from './process/child-pool.js';
 export type { ChildOpener, ChildTask } from './process/child-spec.js';
 export { storedRecord } from './stored-record.js';

@@ -1,6 +1,6 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { storedRecord } from '@flow/checkpoint-conformance';
+import { storedRecord, withOpenStorage } from '@flow/checkpoint-conformance';
 import type { CheckpointRecord, ChunkRecord, Serializer } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { FileCheckpointer } from '../src/index.js';
@@ -11,18 +11,7 @@ import { useTempBase } from './support/files.js';
 const t = useTempBase();
 
 /** The backend contract itself: records with refs and chunks as core's encoder hands them. */
-class Raw extends FileCheckpointer {
-  async writeRaw(record: CheckpointRecord, ifRevision?: number): Promise<number> {
-    await this.setup();
-    return this.writeRecord(record, ifRevision);
-  }
-  read(thread: string, step?: number) {
-    return this.readRecord(thread, step);
-  }
-  readAll(thread: string) {
-    return this.readRecords(thread, {});
-  }
-}
+const Raw = withOpenStorage(FileCheckpointer);
 
 function record(thread: string, step: number, refs?: string[], chunks: ChunkRecord[] = []): CheckpointRecord {
   return storedRecord(thread, step, refs === undefined ? {} : { refs, chunks });
@@ -41,7 +30,7 @@ async function stored(thread: string): Promise<string[]> {
 describe('chunk files', () => {
   it('hold the thread and id, then the data as it is; ids differing only in case get files of their own', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(
+    await raw.write(
       record('a/b', 0, ['k', 'K', '..'], [chunk('k', '{"x":1}'), chunk('K', '[2]'), chunk('..')]),
     );
     const text = await readFile(join(chunksDir('a/b'), chunkFileName('K')), 'utf8');
@@ -62,7 +51,7 @@ describe('chunk files', () => {
     expect(step).toMatchObject({ format: 3, refs: ['k', 'K', '..'] });
     expect(Object.keys(step)).not.toContain('interrupted');
     expect([read?.interrupted, read?.interruptNode, read?.error]).toEqual([false, null, null]);
-    await raw.writeRaw({
+    await raw.write({
       ...record('a/b', 1, ['k'], []),
       interrupted: true,
       interruptNode: 'ask',
@@ -79,14 +68,14 @@ describe('chunk files', () => {
   it('a custom serializer’s text is stored as a JSON string and read back as it was', async () => {
     const wrapped: Serializer = { serialize: (v) => `<<${JSON.stringify(v)}>>`, deserialize: (s) => s };
     const raw = new Raw(t.store, { serializer: wrapped });
-    await raw.writeRaw(record('t', 0, ['x'], [chunk('x', '<<"é 🦊">>')]));
+    await raw.write(record('t', 0, ['x'], [chunk('x', '<<"é 🦊">>')]));
     expect((await raw.read('t'))?.chunks).toEqual([chunk('x', '<<"é 🦊">>')]);
     await raw.close();
   });
 
   it('a chunk file of another id or thread, or cut short, is reported, never returned', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(record('t', 0, ['x', 'y'], [chunk('x', '"xx"'), chunk('y', '"yy"')]));
+    await raw.write(record('t', 0, ['x', 'y'], [chunk('x', '"xx"'), chunk('y', '"yy"')]));
     const x = join(chunksDir('t'), chunkFileName('x'));
     const y = join(chunksDir('t'), chunkFileName('y'));
     await writeFile(x, await readFile(y));
@@ -98,9 +87,9 @@ describe('chunk files', () => {
 
   it('an id already stored keeps its data; a list reads every chunk its steps reference', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(record('t', 0, ['x'], [chunk('x', '"first"')]));
-    await raw.writeRaw(record('t', 1, ['x', 'y'], [chunk('x', '"second"'), chunk('y')]));
-    await raw.writeRaw(record('t', 2));
+    await raw.write(record('t', 0, ['x'], [chunk('x', '"first"')]));
+    await raw.write(record('t', 1, ['x', 'y'], [chunk('x', '"second"'), chunk('y')]));
+    await raw.write(record('t', 2));
     expect((await raw.read('t', 1))?.chunks?.find((c) => c.id === 'x')?.data).toBe('"first"');
     const all = await raw.readAll('t');
     expect(all.map((r) => [r.step, r.refs, ids(r.chunks)])).toEqual([
@@ -115,8 +104,8 @@ describe('chunk files', () => {
 describe('writing chunks', () => {
   it('a ref neither stored nor brought: MissingChunkError, and nothing of the put is stored', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(record('t', 0, ['x'], [chunk('x')]));
-    await expect(raw.writeRaw(record('t', 1, ['x', 'gone', 'y'], [chunk('y')]))).rejects.toMatchObject({
+    await raw.write(record('t', 0, ['x'], [chunk('x')]));
+    await expect(raw.write(record('t', 1, ['x', 'gone', 'y'], [chunk('y')]))).rejects.toMatchObject({
       name: 'MissingChunkError',
       code: 'STORAGE',
       thread: 't',
@@ -129,11 +118,11 @@ describe('writing chunks', () => {
 
   it('a conflicting conditional put stores no chunk', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(record('t', 0, ['x'], [chunk('x')]));
-    await expect(raw.writeRaw(record('t', 0, ['x', 'y'], [chunk('y')]), 0)).rejects.toMatchObject({
+    await raw.write(record('t', 0, ['x'], [chunk('x')]));
+    await expect(raw.write(record('t', 0, ['x', 'y'], [chunk('y')]), 0)).rejects.toMatchObject({
       code: 'CHECKPOINT_CONFLICT',
     });
-    await expect(raw.writeRaw(record('t', 0, ['x', 'z'], [chunk('z')]), 5)).rejects.toMatchObject({
+    await expect(raw.write(record('t', 0, ['x', 'z'], [chunk('z')]), 5)).rejects.toMatchObject({
       code: 'CHECKPOINT_CONFLICT',
     });
     expect(await stored('t')).toEqual(['x']);
@@ -142,8 +131,8 @@ describe('writing chunks', () => {
 
   it('a step read while another process removes its chunks is read again: gone, it reads as absent', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(record('t', 0, ['x'], [chunk('x')]));
-    await raw.writeRaw(record('t', 1, ['x'], []));
+    await raw.write(record('t', 0, ['x'], [chunk('x')]));
+    await raw.write(record('t', 1, ['x'], []));
     // As deleteThread would leave it between the step file's read and its chunks' (the files are gone).
     await rm(chunksDir('t'), { recursive: true });
     await rm(join(chunksDir('t'), '..', '0000000001.json'));
@@ -157,10 +146,10 @@ describe('writing chunks', () => {
 describe('collecting chunks', () => {
   it('prune removes the chunk files no remaining step references; deleteThread takes them all', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(record('t', 0, ['a', 'b'], [chunk('a'), chunk('b')]));
-    await raw.writeRaw(record('t', 1, ['a', 'c'], [chunk('c')]));
-    await raw.writeRaw(record('t', 2, ['c', 'd'], [chunk('d')]));
-    await raw.writeRaw(record('other', 0, ['a'], [chunk('a')]));
+    await raw.write(record('t', 0, ['a', 'b'], [chunk('a'), chunk('b')]));
+    await raw.write(record('t', 1, ['a', 'c'], [chunk('c')]));
+    await raw.write(record('t', 2, ['c', 'd'], [chunk('d')]));
+    await raw.write(record('other', 0, ['a'], [chunk('a')]));
     expect(await raw.prune('t', { beforeStep: 1 })).toBe(1);
     expect(await stored('t')).toEqual(['a', 'c', 'd']);
     expect(await raw.prune('t', { beforeStep: 2 })).toBe(1);
@@ -173,9 +162,9 @@ describe('collecting chunks', () => {
 
   it('a remaining step whose header cannot be read keeps every chunk', async () => {
     const raw = new Raw(t.store);
-    await raw.writeRaw(record('t', 0, ['a'], [chunk('a')]));
-    await raw.writeRaw(record('t', 1, ['b'], [chunk('b')]));
-    await raw.writeRaw(record('t', 2, ['b'], []));
+    await raw.write(record('t', 0, ['a'], [chunk('a')]));
+    await raw.write(record('t', 1, ['b'], [chunk('b')]));
+    await raw.write(record('t', 2, ['b'], []));
     await writeFile(join(chunksDir('t'), '..', '0000000001.json'), 'not a step file');
     expect(await raw.prune('t', { beforeStep: 1 })).toBe(1);
     expect(await stored('t')).toEqual(['a', 'b']);

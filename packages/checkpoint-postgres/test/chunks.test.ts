@@ -1,11 +1,5 @@
-import { storedRecord } from '@flow/checkpoint-conformance';
-import {
-  type CheckpointRecord,
-  type ChunkRecord,
-  type ListOptions,
-  MissingChunkError,
-  type NormalizedPruneBounds,
-} from '@flow/core';
+import { storedRecord, withOpenStorage } from '@flow/checkpoint-conformance';
+import { type CheckpointRecord, type ChunkRecord, MissingChunkError } from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { quoteIdent } from '../src/quote.js';
@@ -13,23 +7,7 @@ import { waitForLockWaiter } from './support/lock-waiter.js';
 import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 /** The storage operations core calls, opened up: these tests speak the backend contract directly. */
-class Backend extends PostgresCheckpointer {
-  write(record: CheckpointRecord, ifRevision?: number) {
-    return this.writeRecord(record, ifRevision);
-  }
-  read(thread: string, step?: number) {
-    return this.readRecord(thread, step);
-  }
-  readAll(thread: string, opts: ListOptions = {}) {
-    return this.readRecords(thread, opts);
-  }
-  removeBefore(thread: string, bounds: NormalizedPruneBounds) {
-    return this.removeCheckpoints(thread, bounds);
-  }
-  remove(thread: string) {
-    return this.removeThread(thread);
-  }
-}
+const Backend = withOpenStorage(PostgresCheckpointer);
 
 const schema = uniqueSchema();
 const s = quoteIdent(schema);

@@ -1,33 +1,12 @@
-import { storedRecord } from '@flow/checkpoint-conformance';
-import {
-  type CheckpointRecord,
-  type ChunkRecord,
-  type ListOptions,
-  MissingChunkError,
-  type NormalizedPruneBounds,
-} from '@flow/core';
+import { storedRecord, withOpenStorage } from '@flow/checkpoint-conformance';
+import { type CheckpointRecord, type ChunkRecord, MissingChunkError } from '@flow/core';
 import { describe, expect, it } from 'vitest';
 import { RedisCheckpointer, type RedisCheckpointerOptions } from '../src/index.js';
 import { freshPrefix, plainClient, redisUrl } from './support/stores.js';
 
 /** The storage operations core calls, opened up: these tests speak the backend contract directly. */
-class Backend extends RedisCheckpointer {
-  write(record: CheckpointRecord, ifRevision?: number) {
-    return this.writeRecord(record, ifRevision);
-  }
-  read(thread: string, step?: number) {
-    return this.readRecord(thread, step);
-  }
-  readAll(thread: string, opts: ListOptions = {}) {
-    return this.readRecords(thread, opts);
-  }
-  removeBefore(thread: string, bounds: NormalizedPruneBounds) {
-    return this.removeCheckpoints(thread, bounds);
-  }
-  remove(thread: string) {
-    return this.removeThread(thread);
-  }
-}
+const Backend = withOpenStorage(RedisCheckpointer);
+type Backend = InstanceType<typeof Backend>;
 
 const admin = plainClient();
 

@@ -1,0 +1,17 @@
+import { FlowSaver } from '@flow/langgraph';
+import { PostgresCheckpointer } from '@flow/checkpoint-postgres';
+import { langgraphLoop } from './dist/workloads/engine-graphs.js';
+import { MemorySaver } from '@langchain/langgraph-checkpoint';
+const which = process.argv[2] ?? 'flow';
+const schema = 'prof_' + process.pid;
+const store = new PostgresCheckpointer('postgres://postgres@127.0.0.1:5432/postgres', { schema });
+const saver = which === 'flow' ? new FlowSaver(store) : new MemorySaver();
+const run = langgraphLoop(200, saver, 'async');
+for (let i = 0; i < 5; i++) await run('warm' + i);
+const t0 = process.hrtime.bigint(); const c0 = process.cpuUsage();
+const N = Number(process.argv[3] ?? 20);
+for (let i = 0; i < N; i++) await run('t' + i);
+const us = Number(process.hrtime.bigint() - t0) / 1000 / (N * 200); const c = process.cpuUsage(c0);
+console.log(which, 'us/step', us.toFixed(0), 'cpu us/step', ((c.user + c.system) / (N * 200)).toFixed(0));
+await store.close?.();
+const pg = await import('pg'); const cl = new pg.default.Client('postgres://postgres@127.0.0.1:5432/postgres'); await cl.connect(); await cl.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); await cl.end();
