@@ -1,10 +1,6 @@
-import type { Checkpointer } from '@flow/core';
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser, openSignedIn } from './support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from './support/browser-suite.js';
 import { reviewGraph } from './support/graphs.mjs';
-import { createStore, type StoreFixture } from './support/stores.js';
 
 const TOKEN = 'inbox-more-token';
 const WAITING = 25; // more than the inbox's page of 20
@@ -12,33 +8,20 @@ const WAITING = 25; // more than the inbox's page of 20
 // The inbox lists 20 runs a graph at first and says "20+"; "More" loads the rest, and the count follows
 // what is shown: exact once no graph has another page.
 describe('the inbox count after "More", in headless Chromium', () => {
-  let fixture: StoreFixture;
-  let store: Checkpointer;
-  let server: FlowServer;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
-
-  beforeAll(async () => {
-    fixture = await createStore('sqlite');
-    store = fixture.open();
-    const app = reviewGraph(store);
-    for (let i = 0; i < WAITING; i++) {
-      const thread = `post-${String(i).padStart(2, '0')}`;
-      await app.invoke({ topic: thread, log: [] }, { thread });
-    }
-    server = await serve(createHandler({ graphs: { pipeline: app }, token: TOKEN }), { port: 0 });
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await store?.close();
-    await fixture?.cleanup();
+  const suite = browserSuite({
+    token: TOKEN,
+    graphs: async ([store]) => {
+      const app = reviewGraph(store);
+      for (let i = 0; i < WAITING; i++) {
+        const thread = `post-${String(i).padStart(2, '0')}`;
+        await app.invoke({ topic: thread, log: [] }, { thread });
+      }
+      return { pipeline: app };
+    },
   });
 
   it('says 20+ for a first page, and the exact count once "More" has shown every run', async () => {
-    const page = await openSignedIn(context, `${server.url}/#/inbox`, TOKEN);
+    const page = await suite.openTab('/#/inbox');
     const summary = page.locator('main p.muted').first();
     await page.getByText('20+ waiting for an answer.').waitFor();
     expect(await page.locator('article.approval').count()).toBe(20);

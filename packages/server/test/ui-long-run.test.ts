@@ -1,25 +1,30 @@
-import type { Checkpointer } from '@flow/core';
 import { END, START, StateGraph } from '@flow/graph';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser, signIn } from './support/browser.js';
-import { createStore, type StoreFixture } from './support/stores.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { signIn } from './support/browser.js';
+import { browserSuite } from './support/browser-suite.js';
 
 const TOKEN = 'long-run-token';
 const LAST = 250;
 
 // The timeline loads 100 steps at a time; the diff's step pickers must still offer every step it shows.
 describe('the run page of a run longer than one page of history, in headless Chromium', () => {
-  let fixture: StoreFixture;
-  let store: Checkpointer;
-  let server: FlowServer;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
+  const suite = browserSuite({
+    token: TOKEN,
+    graphs: async ([store]) => {
+      const app = new StateGraph<{ n?: number }>({})
+        .addNode('count', (s) => ({ n: (s.n ?? 0) + 1 }))
+        .addEdge(START, 'count')
+        .addConditionalEdges('count', (s) => ((s.n ?? 0) >= LAST ? END : 'count'))
+        .compile({ checkpointer: store, maxSteps: 1000 });
+      await app.invoke({}, { thread: 'long/run' });
+      return { counter: app };
+    },
+  });
 
   async function openRun(query: string): Promise<Page> {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/#/run?graph=counter&thread=long%2Frun&${query}`);
+    const page = await suite.context.newPage();
+    await page.goto(`${suite.server.url}/#/run?graph=counter&thread=long%2Frun&${query}`);
     if (await page.getByLabel('Token').count()) await signIn(page, TOKEN);
     await page.locator('details.state summary').waitFor();
     return page;
@@ -28,26 +33,6 @@ describe('the run page of a run longer than one page of history, in headless Chr
     await page.locator('#diff-from').inputValue(),
     await page.locator('#diff-to').inputValue(),
   ];
-
-  beforeAll(async () => {
-    fixture = await createStore('sqlite');
-    store = fixture.open();
-    const app = new StateGraph<{ n?: number }>({})
-      .addNode('count', (s) => ({ n: (s.n ?? 0) + 1 }))
-      .addEdge(START, 'count')
-      .addConditionalEdges('count', (s) => ((s.n ?? 0) >= LAST ? END : 'count'))
-      .compile({ checkpointer: store, maxSteps: 1000 });
-    await app.invoke({}, { thread: 'long/run' });
-    server = await serve(createHandler({ graphs: { counter: app }, token: TOKEN }), { port: 0 });
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await store?.close();
-    await fixture?.cleanup();
-  });
 
   it('offers the older steps in the diff once the timeline has loaded them', async () => {
     const page = await openRun('');

@@ -1,48 +1,28 @@
-import type { Checkpointer } from '@flow/core';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser, openSignedIn } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from './support/browser-suite.js';
 import { twoQuestionsGraph } from './support/graphs.mjs';
-import { createStore, type StoreFixture } from './support/stores.js';
 
 const TOKEN = 'run-page-answers-token';
 
 // A run that asks twice: once the first question is answered on its run page (or by someone else), the
 // page asks the next one, without a reload (its "Open the run" link is the page itself).
 describe('answering on the run page of a run that asks again, in headless Chromium', () => {
-  let fixture: StoreFixture;
-  let store: Checkpointer;
-  let server: FlowServer;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
+  const suite = browserSuite({
+    token: TOKEN,
+    graphs: async ([store]) => {
+      const app = twoQuestionsGraph(store);
+      for (const thread of ['asks twice', 'asks twice/two tabs']) await app.invoke({ log: [] }, { thread });
+      return { two: app };
+    },
+  });
 
   async function openRun(thread: string): Promise<Page> {
-    const page = await openSignedIn(
-      context,
-      `${server.url}/#/run?graph=two&thread=${encodeURIComponent(thread)}`,
-      TOKEN,
-    );
+    const page = await suite.openTab(`/#/run?graph=two&thread=${encodeURIComponent(thread)}`);
     await page.locator('section.approval p.asked').waitFor();
     return page;
   }
   const asked = (page: Page) => page.locator('section.approval p.asked').allTextContents();
-
-  beforeAll(async () => {
-    fixture = await createStore('sqlite');
-    store = fixture.open();
-    const app = twoQuestionsGraph(store);
-    for (const thread of ['asks twice', 'asks twice/two tabs']) await app.invoke({ log: [] }, { thread });
-    server = await serve(createHandler({ graphs: { two: app }, token: TOKEN }), { port: 0 });
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await store?.close();
-    await fixture?.cleanup();
-  });
 
   it('asks the next question once the first is answered, and answers it', async () => {
     const page = await openRun('asks twice');
@@ -56,7 +36,7 @@ describe('answering on the run page of a run that asks again, in headless Chromi
     await page.getByRole('button', { name: 'Send answer' }).click();
     await page.getByText('Answered — the run is done').waitFor();
     await page.locator('p.meta .badge.done').waitFor();
-    expect((await store.get('asks twice'))?.state).toMatchObject({ log: ['ask:one', 'check:two'] });
+    expect((await suite.stores[0].get('asks twice'))?.state).toMatchObject({ log: ['ask:one', 'check:two'] });
     await page.close();
   });
 

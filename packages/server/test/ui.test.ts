@@ -1,13 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Checkpointer } from '@flow/core';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandler, type FlowServer, serve } from '../src/index.js';
-import { launchBrowser, signIn } from './support/browser.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { signIn } from './support/browser.js';
+import { browserSuite } from './support/browser-suite.js';
 import { reviewGraph } from './support/graphs.mjs';
-import { createStore, type StoreFixture } from './support/stores.js';
 
 const TOKEN = 'ui-token-4f2a';
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
@@ -17,11 +15,6 @@ const SHOTS = process.env.FLOW_SCREENSHOTS_DIR
   : join(tmpdir(), 'flow-server-screenshots');
 
 describe('the web UI in headless Chromium', () => {
-  let fixture: StoreFixture;
-  let store: Checkpointer;
-  let server: FlowServer;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
   const pageErrors: string[] = [];
   /**
    * Console errors but the API's own answers that the UI handles (a 401 for a wrong token, a 409 for an
@@ -29,50 +22,46 @@ describe('the web UI in headless Chromium', () => {
    */
   const consoleErrors: string[] = [];
 
+  beforeAll(async () => {
+    await mkdir(SHOTS, { recursive: true });
+  });
+  const suite = browserSuite({
+    token: TOKEN,
+    graphs: async ([store]) => {
+      const app = reviewGraph(store);
+      for (let i = 0; i < 28; i++) {
+        const thread = `order-${String(i).padStart(3, '0')}`;
+        await app.invoke({ topic: `item ${i}`, log: [] }, { thread });
+        if (i % 3 === 0) await app.resume(thread, { answer: 'approve' });
+      }
+      await app.invoke(
+        { topic: 'the spring sale', log: [], note: 'Check the prices first.' },
+        { thread: 'blog/spring sale #12' },
+      );
+      await app.invoke({ topic: 'owls', log: [], note: XSS }, { thread: 'xss-check' });
+      return { pipeline: app };
+    },
+  });
+
+  /** Like `suite.openTab`, but listening for errors from before the page loads. */
   async function openTab(path = '/'): Promise<Page> {
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => {
       const url = m.location().url ?? '';
-      if (m.type() === 'error' && !url.startsWith(`${server.url}/api/`))
+      if (m.type() === 'error' && !url.startsWith(`${suite.server.url}/api/`))
         consoleErrors.push(`${m.text()} (${url})`);
     });
-    await page.goto(server.url + path);
+    await page.goto(suite.server.url + path);
     await signIn(page, TOKEN);
     return page;
   }
-
-  beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    fixture = await createStore('sqlite');
-    store = fixture.open();
-    const app = reviewGraph(store);
-    for (let i = 0; i < 28; i++) {
-      const thread = `order-${String(i).padStart(3, '0')}`;
-      await app.invoke({ topic: `item ${i}`, log: [] }, { thread });
-      if (i % 3 === 0) await app.resume(thread, { answer: 'approve' });
-    }
-    await app.invoke(
-      { topic: 'the spring sale', log: [], note: 'Check the prices first.' },
-      { thread: 'blog/spring sale #12' },
-    );
-    await app.invoke({ topic: 'owls', log: [], note: XSS }, { thread: 'xss-check' });
-    server = await serve(createHandler({ graphs: { pipeline: app }, token: TOKEN }), { port: 0 });
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await store?.close();
-    await fixture?.cleanup();
-  });
 
   it('asks for the token once per tab and keeps it in sessionStorage, not in a cookie', async () => {
     const page = await openTab();
     await expect.poll(() => page.getByRole('heading', { name: 'Approvals' }).isVisible()).toBe(true);
     expect(await page.evaluate('sessionStorage.getItem("flow.token")')).toBe(TOKEN);
-    expect(await context.cookies()).toEqual([]);
+    expect(await suite.context.cookies()).toEqual([]);
     await page.reload();
     await expect.poll(() => page.getByRole('heading', { name: 'Approvals' }).isVisible()).toBe(true);
     expect(await page.getByLabel('Token').count()).toBe(0);
@@ -80,8 +69,8 @@ describe('the web UI in headless Chromium', () => {
   });
 
   it('a wrong token is refused and asked again', async () => {
-    const page = await context.newPage();
-    await page.goto(server.url);
+    const page = await suite.context.newPage();
+    await page.goto(suite.server.url);
     await page.getByLabel('Token').fill('wrong');
     await page.getByRole('button', { name: 'Continue' }).click();
     await expect.poll(() => page.getByText('That token was not accepted.').isVisible()).toBe(true);
@@ -166,7 +155,7 @@ describe('the web UI in headless Chromium', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter'); // Send answer
     await card.getByText('Answered — the run is done').waitFor();
-    const state = await store.get('order-001');
+    const state = await suite.stores[0].get('order-001');
     expect((state!.state as { verdict: unknown }).verdict).toEqual({ ok: true, by: 'kb' });
     await page.close();
   });
@@ -178,7 +167,7 @@ describe('the web UI in headless Chromium', () => {
     expect(await card.locator('pre.json').textContent()).toContain(XSS.replaceAll('"', '\\"'));
     expect(await page.locator('main img').count()).toBe(0);
     expect(await page.locator('main script').count()).toBe(0);
-    await page.goto(`${server.url}/#/run?graph=pipeline&thread=xss-check&from=0&to=2`);
+    await page.goto(`${suite.server.url}/#/run?graph=pipeline&thread=xss-check&from=0&to=2`);
     await page.getByRole('heading', { name: 'xss-check' }).waitFor();
     await page.locator('table.diff').waitFor();
     await page.getByText('Full state at step 2').click();
