@@ -338,7 +338,9 @@ export abstract class BaseCheckpointer implements Checkpointer {
   async getLease(thread: string): Promise<Lease | undefined> {
     assertThreadId(thread);
     if (!this.#isSetUp) await this.setup();
-    return this.run('getLease', thread, () => this.readLease(thread));
+    const lease = await this.run('getLease', thread, () => this.readLease(thread));
+    // The same rule as acquireLease's: a lease whose owner is gone is not live, so nobody waits on it.
+    return lease === undefined || ownerIsGone(lease) ? undefined : lease;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { type Checkpointer, compareThreadIds, InvalidArgumentError, ownerIsGone } from '@flow/core';
+import { type Checkpointer, compareThreadIds, InvalidArgumentError } from '@flow/core';
 import type { CompiledGraph } from './compiled-graph.js';
 import { NoCheckpointer } from './errors.js';
 import { MisroutedError } from './routing.js';
@@ -148,8 +148,8 @@ class GraphWorker implements Worker {
           if (session.stopping) return;
           if (this.#inFlight.has(thread)) continue;
           if ((this.#troubled.get(thread)?.until ?? 0) > Date.now()) continue;
-          const lease = await this.checkpointer.getLease(thread);
-          if (lease !== undefined && !ownerIsGone(lease)) continue;
+          // A live lease: another call runs it (core answers none for an owner known to be gone).
+          if ((await this.checkpointer.getLease(thread)) !== undefined) continue;
           const run = this.#take(thread, session).finally(() => {
             this.#inFlight.delete(thread);
             this.#wakeUp();
