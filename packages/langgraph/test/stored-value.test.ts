@@ -1,7 +1,7 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { JsonPlusSerializer, type SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { describe, expect, it, vi } from 'vitest';
-import { loadValue, storeValue } from '../src/stored-value.js';
+import { LIST_FORM_CHARS, loadValue, storePlain, storeValue } from '../src/stored-value.js';
 
 /** The text LangGraph's serializer itself makes of `value`. */
 async function serdeText(serde: SerializerProtocol, value: unknown): Promise<string> {
@@ -80,5 +80,45 @@ describe('stored values under LangGraph’s default serializer', () => {
       }
     }
     expect(await storeValue(new Upper(), 'b')).toEqual({ t: 'json', s: '"B"' });
+  });
+});
+
+describe('a long JSON list is stored as its items’ texts', () => {
+  const serde = new JsonPlusSerializer();
+  const long = Array.from({ length: 20 }, (_, i) => ({ n: i, text: `item ${i} ${'x'.repeat(60)}` }));
+
+  it('a list of plain data at least LIST_FORM_CHARS long: one text per item, joined back to the same text', async () => {
+    expect(JSON.stringify(long).length).toBeGreaterThanOrEqual(LIST_FORM_CHARS);
+    const stored = await storeValue(serde, long);
+    expect(stored).toEqual({ t: 'json', l: long.map((item) => JSON.stringify(item)) });
+    expect(storePlain(serde, long)).toEqual(stored);
+    expect(await loadValue(serde, stored)).toEqual(long);
+  });
+
+  it('LangChain messages go through the serde and come back as messages', async () => {
+    const messages = Array.from(
+      { length: 8 },
+      (_, i) => new HumanMessage({ content: `hello ${i} ${'y'.repeat(100)}` }),
+    );
+    const stored = await storeValue(serde, messages);
+    expect('l' in stored && stored.l).toHaveLength(8);
+    expect(`[${(stored as { l: readonly string[] }).l.join(',')}]`).toBe(await serdeText(serde, messages));
+    const back = (await loadValue(serde, stored)) as HumanMessage[];
+    expect(back.every((m) => m instanceof HumanMessage)).toBe(true);
+    expect(back.map((m) => m.content)).toEqual(messages.map((m) => m.content));
+  });
+
+  it('a short list, an object and a text its items do not rebuild exactly stay one text', async () => {
+    expect(await storeValue(serde, [1, 2, 3])).toEqual({ t: 'json', s: '[1,2,3]' });
+    const object = Object.fromEntries(long.map((item, i) => [`k${i}`, item]));
+    expect(await storeValue(serde, object)).toMatchObject({ t: 'json', s: JSON.stringify(object) });
+    // A serde of its own whose text has spacing: splitting it and joining the items back would change it.
+    class Spaced extends JsonPlusSerializer {
+      override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+        return ['json', new TextEncoder().encode(JSON.stringify(value, null, 1))];
+      }
+    }
+    const spaced = await storeValue(new Spaced(), long);
+    expect(spaced).toEqual({ t: 'json', s: JSON.stringify(long, null, 1) });
   });
 });

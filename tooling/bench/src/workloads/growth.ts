@@ -1,4 +1,5 @@
 import type { Checkpointer } from '@flow/core';
+import { FlowSaver } from '@flow/langgraph';
 import type { BenchContext } from '../context.js';
 import { jsonBytes, makeMessage } from '../data.js';
 import { progress } from '../progress.js';
@@ -13,7 +14,8 @@ import { withSubjects } from './open-subjects.js';
 /**
  * W6: bytes stored by one run of `w6-steps` super-steps whose state gains one `w6-msg-bytes`-byte message
  * per step. @flow and LangGraph.js run the same graph; the raw floor puts the same states (the input and
- * one per super-step). Where bytes cannot be measured (in-process stores) the backend is left out. @flow
+ * one per super-step). LangGraph.js runs it on its own saver and on `FlowSaver` over the @flow store, whose
+ * lists of JSON items share storage between steps as @flow's own states do (twice the steps there too). Where bytes cannot be measured (in-process stores) the backend is left out. @flow
  * runs a second time with twice the steps, so the table shows how the bytes grow with the thread.
  * Each store is measured twice: whole (its schema's empty tables and indexes included) and the run's
  * bytes, what the run added to the store as it was set up and empty before it.
@@ -37,7 +39,7 @@ export async function growth(
       `state JSON adds up to ${formatBytes(payload)}. Bytes: SQLite pages in use (dbstat), Postgres ` +
       'pg_total_relation_size of the schema, Redis MEMORY USAGE of the keys, file: the sizes of its files. ' +
       `"vs final state": over the last state's JSON (${formatBytes(finalBytes)}); "${steps * 2}/${steps}": @flow's ` +
-      `bytes for a ${steps * 2}-step run over these (linear growth: about 2, a full copy per step: about 4). ` +
+      `(and FlowSaver's) bytes for a ${steps * 2}-step run over these (linear growth: about 2, a full copy per step: about 4). ` +
       '"run": the same, less the bytes of the store set up and empty before the run (its schema). ' +
       '"second thread": what the same run on a second thread of the same store adds after it (pages and ' +
       "forks a store makes on its first rows, such as Postgres's free space maps, are there already).",
@@ -66,6 +68,19 @@ export async function growth(
       if (second) await flowChat(n, msgBytes, flow.store as never)('W6');
       const secondBytes = second ? (await flow.storedBytes!()) - bytes : undefined;
       return { label: (flow.store as object).constructor.name, bytes, empty, secondBytes };
+    } finally {
+      await flow.close();
+    }
+  };
+  /** The same graph on LangGraph.js with `FlowSaver` over a fresh @flow store of the backend. */
+  const flowSaverBytes = async (open: StoreOpener<unknown>, n: number) => {
+    const flow = await open();
+    try {
+      await (flow.store as Checkpointer).setup();
+      const empty = await flow.storedBytes!();
+      await langgraphChat(n, msgBytes, new FlowSaver(flow.store as Checkpointer))('w6');
+      const label = `FlowSaver(${(flow.store as object).constructor.name})`;
+      return { label, bytes: await flow.storedBytes!(), empty };
     } finally {
       await flow.close();
     }
@@ -119,6 +134,14 @@ export async function growth(
           await lg.close();
         }
       }
+      const saver = await flowSaverBytes(flowStore, steps);
+      const saverTwice = await flowSaverBytes(flowStore, steps * 2);
+      measured.push({
+        side: 'langgraph',
+        ...saver,
+        doubled: saverTwice.bytes / saver.bytes,
+        runDoubled: (saverTwice.bytes - saverTwice.empty) / (saver.bytes - saver.empty),
+      });
       for (const m of measured) {
         w6.rows.push({
           backend,

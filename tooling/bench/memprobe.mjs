@@ -1,0 +1,13 @@
+import { FlowSaver } from '@flow/langgraph';
+import { MemoryCheckpointer } from '@flow/checkpoint-memory';
+import { langgraphLoop } from './dist/workloads/engine-graphs.js';
+const store = new MemoryCheckpointer();
+let saver = new FlowSaver(store);
+let run = langgraphLoop(Number(process.argv[2] ?? 10), saver, 'sync');
+const N = 300;
+for (let i = 0; i < N; i++) await run('t' + i);
+global.gc(); const withCache = process.memoryUsage().heapUsed;
+saver = null; run = null;
+await new Promise(r => setTimeout(r, 50));
+global.gc(); const without = process.memoryUsage().heapUsed;
+console.log('steps', process.argv[2], 'cache per thread KB', ((withCache - without) / N / 1024).toFixed(1));
