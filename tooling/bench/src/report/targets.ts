@@ -99,6 +99,22 @@ function storageTargets(sections: readonly Section[]): TargetResult[] {
       };
     }),
     ...STORES.map((backend): TargetResult => {
+      // LangGraph.js on FlowSaver over the same store: its label names the saver, LangGraph's own does not.
+      const row = sections
+        .find((s) => s.id === 'w6')
+        ?.rows.find((r) => r.backend === backend && r.label.startsWith('FlowSaver('));
+      const { runPerFinal, runDoubled } = row?.values ?? {};
+      return {
+        target: 'W6 on LangGraph.js with FlowSaver: bytes of the run (reported)',
+        backend,
+        measured:
+          runPerFinal === undefined || runDoubled === undefined
+            ? 'not run'
+            : `${runPerFinal.toFixed(3)}× final state, ${runDoubled.toFixed(3)}× for 2× the steps`,
+        met: undefined,
+      };
+    }),
+    ...STORES.map((backend): TargetResult => {
       const v = flowRow(sections, 'w6', backend)?.values.secondPerFinal;
       return {
         target: 'W6 bytes a second thread of the store adds (reported)',
