@@ -289,7 +289,7 @@ export class FlowSaver extends BaseCheckpointSaver {
     const cache = this.#caches.of(where.thread);
     const pending = cache.pending.get(id);
     if (pending !== undefined) await pending.catch(() => undefined);
-    const step = cache.known.get(id)?.step;
+    const step = cache.seen(id)?.step;
     if (step !== undefined) {
       const cp = await this.checkpointer.get(where.thread, step);
       if (cp !== undefined && factsOf(cp)?.checkpoint_id === id) return cp;
@@ -422,7 +422,7 @@ export class FlowSaver extends BaseCheckpointSaver {
       next,
     });
 
-    const again = cache.known.get(checkpoint.id);
+    const again = cache.seen(checkpoint.id);
     if (again !== undefined) {
       // The same checkpoint again (LangGraph re-puts one on exit): it replaces itself at its step.
       await this.#store(cache, build(again.step, again.sorted));

@@ -28,6 +28,11 @@ export class WriteBatch {
     private readonly thread: string,
   ) {}
 
+  /** Whether writes wait here to go out with the thread's next put. */
+  get holding(): boolean {
+    return this.#held.size > 0;
+  }
+
   /** Queues `writes` for `step`; resolves once they are stored. */
   add(step: number, writes: readonly FlowWrite[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
