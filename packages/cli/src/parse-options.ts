@@ -1,4 +1,4 @@
-import { MAX_STEP } from '@flow/core';
+import { isFlowError, MAX_STEP, normalizeTimestamp } from '@flow/core';
 import { UsageError } from './errors.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -9,10 +9,12 @@ const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{
 
 /**
  * Parses `--older-than`: a duration (an integer followed by `s`, `m`, `h` or `d`: `30s`, `15m`, `12h`,
- * `7d`) counted back from `now`, or an ISO-8601 date or date-time. A date-time without a zone is read as
- * UTC, like every `ts` @flow stores.
+ * `7d`) counted back from `now`, or an ISO-8601 date or date-time, read by core's rule for timestamps (the
+ * one `prune`'s `olderThan` and a checkpoint's `ts` follow): a date-time without a zone is UTC, like every
+ * `ts` @flow stores, and a date or time that does not exist (`2025-02-30`, `T24:00`) is refused, not rolled
+ * over into another day as `Date.parse` would.
  *
- * @throws UsageError for anything else (`7w`, `1.5h`, `-3d`, `yesterday`...)
+ * @throws UsageError for anything else (`7w`, `1.5h`, `-3d`, `yesterday`, `2025-02-30`...)
  * @example parseOlderThan('7d', Date.parse('2025-01-08T00:00:00Z')) // 2025-01-01T00:00:00.000Z
  */
 export function parseOlderThan(value: string, now: number): Date {
@@ -22,12 +24,13 @@ export function parseOlderThan(value: string, now: number): Date {
     if (Number.isNaN(date.getTime())) throw new UsageError(`--older-than ${value} reaches before any date`);
     return date;
   }
-  const iso = ISO.exec(value);
-  if (iso) {
-    const hasTime = value.length > 10;
-    const zoned = !hasTime || iso[1] !== undefined ? value : `${value}Z`;
-    const date = new Date(zoned);
-    if (!Number.isNaN(date.getTime())) return date;
+  if (ISO.test(value)) {
+    try {
+      return new Date(normalizeTimestamp(value, '--older-than'));
+    } catch (error) {
+      if (isFlowError(error, 'INVALID_ARGUMENT')) throw new UsageError(error.message);
+      throw error;
+    }
   }
   throw new UsageError(
     `--older-than must be a duration (an integer followed by s, m, h or d: 30s, 15m, 12h, 7d) or an ISO-8601 date, got "${value}"`,

@@ -20,6 +20,13 @@ describe('parseOlderThan', () => {
     expect(parseOlderThan('2025-01-01T10:00:00Z', NOW).toISOString()).toBe('2025-01-01T10:00:00.000Z');
   });
 
+  it('keeps the real edges of the calendar: 29 February of a leap year, year 0, offsets applied after the check', () => {
+    expect(parseOlderThan('2024-02-29', NOW).toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(parseOlderThan('0000-02-29T00:00Z', NOW).toISOString()).toBe('0000-02-29T00:00:00.000Z');
+    expect(parseOlderThan('2025-02-28T23:30:00-05:30', NOW).toISOString()).toBe('2025-03-01T05:00:00.000Z');
+    expect(parseOlderThan('2025-01-01 00:00:00.999', NOW).toISOString()).toBe('2025-01-01T00:00:00.999Z');
+  });
+
   it('rejects anything else as a usage error', () => {
     for (const bad of [
       '7',
@@ -31,6 +38,12 @@ describe('parseOlderThan', () => {
       '7D',
       'yesterday',
       '2025-13-45',
+      '2025-02-30',
+      '2023-02-29',
+      '2025-04-31T12:00',
+      '2025-01-01T24:00:00Z',
+      '2025-01-01T23:60',
+      '2025-01-01T23:59:60Z',
       '1',
       '',
       '99999999999999999d',

@@ -33,6 +33,8 @@ describe('usage errors exit 2 with the usage text', () => {
     ['prune without a bound', ['prune', 't']],
     ['a fractional duration', ['prune', 't', '--older-than', '1.5h']],
     ['a date that is not ISO-8601', ['prune', 't', '--older-than', 'yesterday']],
+    ['a day that does not exist (30 February)', ['prune', 't', '--older-than', '2025-02-30']],
+    ['an hour that does not exist (24:00)', ['prune', 't', '--older-than', '2025-01-01T24:00:00Z']],
     ['a malformed --before-step', ['prune', 't', '--before-step', '3x']],
     ['delete without --yes off a terminal', ['delete', 't']],
     ['copy without --to', ['copy', '--from', STORE]],
@@ -44,6 +46,22 @@ describe('usage errors exit 2 with the usage text', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^error: /);
     expect(result.stderr).toMatch(/Usage: flow/);
+  });
+
+  it('a --older-than date that does not exist names the field, where Date.parse would roll it over', async () => {
+    for (const [date, field] of [
+      ['2025-02-30', 'day 30 (February 2025 has 28 days)'],
+      ['2023-02-29T10:00', 'day 29 (February 2023 has 28 days)'],
+      ['2025-04-31T00:00:00+05:30', 'day 31 (April 2025 has 30 days)'],
+      ['2025-01-01T24:00:00Z', 'hour 24 (hours run 00-23)'],
+    ]) {
+      const result = await inProcess(['prune', 't', '--older-than', date!, '--store', STORE]);
+      expect(result.code, date).toBe(2);
+      expect(result.stderr.split('\n')[0], date).toBe(
+        `error: --older-than names a date or time that does not exist: ${field}, got "${date}"`,
+      );
+      expect(result.stderr, date).toMatch(/\nUsage: flow prune/);
+    }
   });
 
   it('through the real bin: no command, a malformed duration, a store that is no URL, delete off a terminal', async () => {

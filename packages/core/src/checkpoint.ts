@@ -3,7 +3,7 @@ import type { RunError } from './status.js';
 
 const EMPTY_META: Readonly<Record<string, unknown>> = Object.freeze({});
 
-import { assertInteger, assertStep, assertThreadId, normalizeTimestamp } from './validation.js';
+import { assertInteger, assertStep, assertThreadId, normalizeTs } from './validation.js';
 
 /**
  * A node name every backend stores as it is: a string without U+0000 and without a lone surrogate (Postgres
@@ -101,8 +101,7 @@ export class Checkpoint<S = unknown> {
         );
       }
       assertInteger(revision, 'revision', 0, Number.MAX_SAFE_INTEGER);
-      if (typeof ts !== 'string') throw new InvalidArgumentError('ts must be an ISO-8601 string');
-      if (ts !== '') ts = normalizeTimestamp(ts, 'ts');
+      if (ts !== '') ts = normalizeTs(ts);
       if (error !== null) {
         if (
           typeof error !== 'object' ||

@@ -152,30 +152,109 @@ function isCanonicalTimestamp(text: string): boolean {
  * `toISOString()` writes years outside 0-9999), then optionally the month, the day, a time (`T` or a space,
  * `hh:mm`, `:ss`, a fraction) and a zone (`Z` or `±hh:mm`). `Date` alone also answers an instant for `"1"`,
  * `"May 5"` or `"garbage 2024"`, so such a typo would be stored as `ts`, or prune against a surprising time.
+ * The groups are the fields as written: year, month, day, hour, minute, second, zone.
  */
 const ISO_TIMESTAMP =
-  /^(?:[+-]\d{6}|\d{4})(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?)?$/i;
+  /^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?)?)?$/i;
 
-/** A date-time with no zone: `Date` would read it in the process's time zone. */
-const ZONELESS_TIME = /[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/i;
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/**
+ * The first calendar or clock field of an ISO-8601 text (matched by `ISO_TIMESTAMP`) that names nothing real,
+ * described for a message, or undefined when every field exists. `Date` rolls some of them over instead of
+ * refusing them (`2025-02-30` reads as 2 March, `T24:00:00` as the next midnight), so a typo would be stored,
+ * or pruned against, as another day. The fields are checked as written, before a zone offset is applied.
+ */
+function impossibleField(fields: RegExpExecArray): string | undefined {
+  const [, yearText, monthText, dayText, hourText, minuteText, secondText, zone] = fields;
+  if (yearText === '-000000') return 'year -000000 (year zero is 0000 or +000000)';
+  const year = Number(yearText);
+  if (monthText !== undefined) {
+    const month = Number(monthText);
+    if (month < 1 || month > 12) return `month ${monthText} (months run 01-12)`;
+    if (dayText !== undefined) {
+      const day = Number(dayText);
+      const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+      const monthDays = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+      if (day < 1 || day > monthDays) {
+        return `day ${dayText} (${MONTH_NAMES[month - 1]} ${yearText} has ${monthDays} days)`;
+      }
+    }
+  }
+  if (hourText !== undefined && Number(hourText) > 23) return `hour ${hourText} (hours run 00-23)`;
+  if (minuteText !== undefined && Number(minuteText) > 59) return `minute ${minuteText} (minutes run 00-59)`;
+  if (secondText !== undefined && Number(secondText) > 59) return `second ${secondText} (seconds run 00-59)`;
+  if (zone !== undefined && zone.length > 1) {
+    const offset = zone.replace(':', '');
+    if (Number(offset.slice(1, 3)) > 23) return `zone offset ${zone} (offset hours run 00-23)`;
+    if (Number(offset.slice(3, 5)) > 59) return `zone offset ${zone} (offset minutes run 00-59)`;
+  }
+  return undefined;
+}
+
+/**
+ * `text` as an instant in `toISOString()` form, or throws `InvalidArgumentError` saying what it must be
+ * (`expected`). The one rule for a timestamp given as text, for `ts` and `olderThan` alike.
+ */
+function normalizeTimestampText(text: string, what: string, expected: string): string {
+  if (isCanonicalTimestamp(text)) return text;
+  const fields = ISO_TIMESTAMP.exec(text);
+  if (fields === null) throw new InvalidArgumentError(`${what} must be ${expected}, got ${describe(text)}`);
+  const impossible = impossibleField(fields);
+  if (impossible !== undefined) {
+    throw new InvalidArgumentError(
+      `${what} names a date or time that does not exist: ${impossible}, got ${describe(text)}`,
+    );
+  }
+  // A date-time without a zone is UTC (`Date` would read it in the process's time zone).
+  const date = new Date(fields[4] !== undefined && fields[7] === undefined ? `${text}Z` : text);
+  if (Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError(
+      `${what} is outside the range of a JavaScript Date (-271821-04-20 to +275760-09-13), got ${describe(text)}`,
+    );
+  }
+  return date.toISOString();
+}
 
 /**
  * Parses a timestamp (a valid Date, or an ISO-8601 string, read as `new Date(text)` reads it) into
  * `toISOString()` form, or throws `InvalidArgumentError`. A date-time without a zone is UTC, as every stored
  * `ts` is and as `flow prune --older-than` reads it, so the same text means the same instant on every machine.
+ * A text whose calendar or clock fields do not exist (`2025-02-30`, `2023-02-29`, `T24:00`, minute or second
+ * 60), which `Date` would roll over into another instant, is refused too.
  */
 export function normalizeTimestamp(value: unknown, what: string): string {
-  if (typeof value === 'string' && isCanonicalTimestamp(value)) return value;
-  const date =
-    value instanceof Date
-      ? value
-      : typeof value === 'string' && ISO_TIMESTAMP.test(value)
-        ? new Date(ZONELESS_TIME.test(value) ? `${value}Z` : value)
-        : undefined;
-  if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new InvalidArgumentError(`${what} must be a valid Date or ISO-8601 string, got ${describe(value)}`);
-  }
-  return date.toISOString();
+  const expected = 'a valid Date or an ISO-8601 string';
+  if (typeof value === 'string') return normalizeTimestampText(value, what, expected);
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+  throw new InvalidArgumentError(
+    `${what} must be ${expected}, got ${value instanceof Date ? 'an invalid Date' : describe(value)}`,
+  );
+}
+
+/**
+ * Checks a checkpoint's `ts`: an ISO-8601 string only (the record types it as one; a `Date` is refused, so
+ * pass `date.toISOString()`), by the rules of `normalizeTimestamp`, returned in `toISOString()` form.
+ */
+export function normalizeTs(value: unknown, what = 'ts'): string {
+  const expected = 'an ISO-8601 string (as Date#toISOString() writes)';
+  if (typeof value === 'string') return normalizeTimestampText(value, what, expected);
+  throw new InvalidArgumentError(
+    `${what} must be ${expected}, got ${value instanceof Date ? 'a Date (pass date.toISOString())' : describe(value)}`,
+  );
 }
 
 /** Checks prune bounds: at least one of `beforeStep` / `olderThan`, each valid. */

@@ -186,7 +186,7 @@ describe('ts', () => {
       '2024-01-01 03:04:05',
       '2024-01-01T03:04:05.123456+0200',
       '2024-01-01t03:04:05z',
-      '2021-02-29T00:00:00.000Z',
+      '2024-02-29T00:00:00.000Z',
       '+010000-01-01T00:00:00.000Z',
       '-000001-12-31T23:59:59.999-01:00',
     ]) {
@@ -205,6 +205,46 @@ describe('ts', () => {
       expect(Number.isNaN(Date.parse(text)), text).toBe(false);
       expect(() => ts(text), text).toThrow(InvalidArgumentError);
     }
+  });
+
+  it('refuses a ts whose calendar or clock fields do not exist, naming the field and the value', () => {
+    const make = (ts: string) => new Checkpoint({ thread: 't', step: 0, state: {}, ts });
+    expect(() => make('2025-02-30T00:00:00Z')).toThrow(
+      new InvalidArgumentError(
+        'ts names a date or time that does not exist: day 30 (February 2025 has 28 days), got "2025-02-30T00:00:00Z"',
+      ),
+    );
+    expect(() => make('2025-01-01T24:00:00Z')).toThrow(
+      new InvalidArgumentError(
+        'ts names a date or time that does not exist: hour 24 (hours run 00-23), got "2025-01-01T24:00:00Z"',
+      ),
+    );
+    for (const bad of [
+      '2021-02-29T00:00:00.000Z',
+      '2025-04-31',
+      '2025-06-31T12:00+05:30',
+      '2025-01-01T10:60',
+    ]) {
+      expect(() => make(bad), bad).toThrow(InvalidArgumentError);
+    }
+    expect(make('2024-02-29T00:00:00Z').ts).toBe('2024-02-29T00:00:00.000Z');
+    expect(make('-000001-01-01T00:00:00.000Z').ts).toBe('-000001-01-01T00:00:00.000Z');
+    expect(make('+275760-09-13T00:00:00.000Z').ts).toBe('+275760-09-13T00:00:00.000Z');
+  });
+
+  it('says the same of a Date as of a bad string: ts is an ISO-8601 string', () => {
+    const make = (ts: unknown) => new Checkpoint({ thread: 't', step: 0, state: {}, ts: ts as string });
+    expect(() => make(new Date(0))).toThrow(
+      new InvalidArgumentError(
+        'ts must be an ISO-8601 string (as Date#toISOString() writes), got a Date (pass date.toISOString())',
+      ),
+    );
+    expect(() => make('May 5')).toThrow(
+      new InvalidArgumentError('ts must be an ISO-8601 string (as Date#toISOString() writes), got "May 5"'),
+    );
+    expect(() => make(5)).toThrow(
+      new InvalidArgumentError('ts must be an ISO-8601 string (as Date#toISOString() writes), got 5'),
+    );
   });
 });
 
