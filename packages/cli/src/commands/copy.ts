@@ -22,7 +22,7 @@ export interface CopyResult {
   skipped: number;
   /** In the target with other content: left as they are. */
   conflicts: number;
-  /** Threads a corrupt checkpoint stopped (in the source, or the target's copy of a step): copied in part. */
+  /** Threads a corrupt checkpoint stopped (in the source, or the target's copy of a step): copied in part or not at all. */
   unreadable: number;
 }
 
@@ -63,6 +63,35 @@ async function copyFirst(
   return 'skipped';
 }
 
+/** The steps of one thread a copy went through before it stopped, newest first (`newest` -1: none). */
+interface ThreadProgress {
+  newest: number;
+  oldest: number;
+  copied: number;
+  skipped: number;
+  conflicts: number;
+}
+
+/**
+ * What became of a thread a damaged step stopped, for its warning: how many of its steps were copied (or were
+ * in the target already), which ones, and where it stopped. `at` is the step being copied when the error came
+ * (its writes, or the target's copy of it, could not be read); undefined when reading the source's next page
+ * of steps failed, which is the latest step when nothing came before.
+ */
+function stoppedBy(done: ThreadProgress, at: number | undefined): string {
+  const where =
+    at !== undefined ? `step ${at}` : done.newest < 0 ? 'its latest step' : `the steps before ${done.oldest}`;
+  if (done.newest < 0) return `was not copied (no step of it): reading ${where} failed`;
+  const range =
+    done.newest === done.oldest ? `step ${done.newest}` : `steps ${done.newest} to ${done.oldest}`;
+  const outcomes = [
+    ...(done.copied > 0 ? [`${done.copied} copied`] : []),
+    ...(done.skipped > 0 ? [`${done.skipped} already in the target`] : []),
+    ...(done.conflicts > 0 ? [`${done.conflicts} differ in the target`] : []),
+  ];
+  return `copied only in part, ${range} (${outcomes.join(', ')}) and none older: reading ${where} failed`;
+}
+
 /**
  * `flow copy`: copies every step of every thread (or of `--thread`) from one store to another, with
  * states and timestamps. Steps the target already holds with identical content are skipped, so running
@@ -84,17 +113,29 @@ export async function copyCommand(
   try {
     for await (const thread of sourceThreads(source, opts.thread)) {
       let seen = false;
+      // What this thread's copy got through, newest step first, for the warning if a damaged step stops it.
+      const done: ThreadProgress = { newest: -1, oldest: -1, copied: 0, skipped: 0, conflicts: 0 };
+      let at: number | undefined;
       try {
         // Newest step first, page by page: a thread's history is never held in memory whole.
         for await (const page of checkpointPages(source, thread)) {
           seen = true;
           while (page.length > 0) {
             const step = page[0]!.step;
+            at = step;
             const outcome = await copyFirst(source, target, page);
-            if (outcome === 'copied') result.copied++;
-            else if (outcome === 'skipped') result.skipped++;
-            else {
+            at = undefined;
+            if (done.newest < 0) done.newest = step;
+            done.oldest = step;
+            if (outcome === 'copied') {
+              result.copied++;
+              done.copied++;
+            } else if (outcome === 'skipped') {
+              result.skipped++;
+              done.skipped++;
+            } else {
               result.conflicts++;
+              done.conflicts++;
               progress.clear();
               ctx.note(
                 `warning: thread ${threadLabel(thread)} step ${step} differs in the target; left as it is`,
@@ -109,9 +150,7 @@ export async function copyCommand(
         seen = true;
         result.unreadable++;
         progress.clear();
-        ctx.note(
-          `warning: thread ${threadLabel(thread)} copied only in part (its older steps were not): ${error.message}`,
-        );
+        ctx.note(`warning: thread ${threadLabel(thread)} ${stoppedBy(done, at)}: ${error.message}`);
       }
       if (!seen && opts.thread !== undefined) throw threadNotFound(thread);
       result.threads++;
@@ -127,7 +166,7 @@ export async function copyCommand(
   if (result.unreadable > 0) {
     throw new CliError(
       `${plural(result.unreadable, 'thread')} could not be read whole and ${result.unreadable === 1 ? 'was' : 'were'} ` +
-        `copied only in part${result.conflicts > 0 ? `; ${plural(result.conflicts, 'checkpoint')} differ in the target` : ''}`,
+        `copied in part or not at all${result.conflicts > 0 ? `; ${plural(result.conflicts, 'checkpoint')} differ in the target` : ''}`,
     );
   }
   if (result.conflicts > 0) {
