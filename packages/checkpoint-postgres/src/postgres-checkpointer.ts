@@ -46,7 +46,7 @@ import {
 } from './rows.js';
 import { assertSchemaName } from './schema-name.js';
 import { bind, buildStatements, type Statement, type Statements } from './statements.js';
-import { toPgTimestamp } from './timestamp.js';
+import { assertPgStorableTs, beforePgEarliest, toPgTimestamp } from './timestamp.js';
 import { pgTransactions } from './transaction.js';
 import { parseConnectionUrl } from './url.js';
 
@@ -303,6 +303,8 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   }
 
   #put(record: CheckpointRecord, ifRevision: number | undefined, writes: WriteRecord[] | undefined) {
+    // A ts before 4713 BC would fail the statement with "timestamp out of range": refused before it is sent.
+    assertPgStorableTs(record.ts, record.thread, record.step);
     // A putWrites of this thread issued in the same tick travels in this put's statement (WritesAwaitingPut).
     const carried = writes === undefined ? this.#awaitingPut.take(record.thread) : undefined;
     const linear = (record.refs?.length ?? 0) > 0 || (record.chunks?.length ?? 0) > 0;
@@ -464,7 +466,13 @@ export class PostgresCheckpointer extends BaseCheckpointer {
   }
 
   protected async removeCheckpoints(thread: string, bounds: NormalizedPruneBounds): Promise<number> {
-    const olderThan = bounds.olderThan === undefined ? 'infinity' : toPgTimestamp(bounds.olderThan);
+    // Nothing stored is before 4713 BC, Postgres's earliest timestamp, so an older bound removes nothing.
+    const olderThan =
+      bounds.olderThan === undefined
+        ? 'infinity'
+        : beforePgEarliest(bounds.olderThan)
+          ? '-infinity'
+          : toPgTimestamp(bounds.olderThan);
     return inTransaction(this.#transactions, async (client) => {
       // As in removeThread: the prune's snapshot must see every put of the thread that committed, or it
       // would remove chunks a just-written checkpoint references.

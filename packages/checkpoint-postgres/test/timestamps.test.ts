@@ -1,7 +1,9 @@
+import { InvalidArgumentError } from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresCheckpointer } from '../src/index.js';
 import { toPgTimestamp } from '../src/timestamp.js';
 import { checkpoint } from './support/checkpoints.js';
+import { countingPool } from './support/counting-pool.js';
 import { dropSchema, newPool, uniqueSchema, url } from './support/stores.js';
 
 const schema = uniqueSchema();
@@ -52,12 +54,60 @@ describe('ts', () => {
     expect(rows[0].t).toBe('2024-02-29 12:34:56.789000');
   });
 
-  it('before 4714 BC (outside Postgres) rejects with StorageError and writes nothing', async () => {
-    const error = await cp
-      .put(checkpoint('ancient', 0, { ts: '-004714-01-01T00:00:00.000Z' }))
-      .catch((e) => e);
-    expect(error).toMatchObject({ code: 'STORAGE' });
-    expect(await cp.get('ancient')).toBeUndefined();
+  it('before 4713 BC (outside Postgres) is refused up front with InvalidArgumentError: nothing is sent, nothing written', async () => {
+    const inner = newPool(1);
+    const pool = countingPool(inner);
+    const counted = new PostgresCheckpointer(pool, { schema });
+    try {
+      await counted.setup();
+      for (const [step, ts] of [
+        '-004713-11-23T23:59:59.999Z', // a millisecond before the earliest
+        '-004714-01-01T00:00:00.000Z',
+        '-271821-04-20T00:00:00.000Z', // the earliest a JS Date holds
+      ].entries()) {
+        pool.reset();
+        const error = await counted.put(checkpoint('ancient', step, { ts })).catch((e: unknown) => e);
+        expect(error, ts).toBeInstanceOf(InvalidArgumentError);
+        expect((error as Error).message, ts).toBe(
+          `[flow:postgres] ts ${ts} of thread "ancient" step ${step} is before 4713 BC: Postgres stores timestamps from 4713 BC (-004713-11-24T00:00:00.000Z) on, so this backend cannot store it`,
+        );
+        expect(pool.sent, ts).toEqual([]);
+        // With writes too (another statement), and conditional.
+        const withWrites = await counted
+          .put(checkpoint('ancient', step, { ts }), {
+            ifRevision: 0,
+            writes: [{ node: 'n', key: 'k', value: 1 }],
+          })
+          .catch((e: unknown) => e);
+        expect(withWrites, ts).toBeInstanceOf(InvalidArgumentError);
+        expect(pool.sent, ts).toEqual([]);
+      }
+      expect(await counted.get('ancient')).toBeUndefined();
+    } finally {
+      await counted.close();
+      await inner.end();
+    }
+  });
+
+  it('an ancient ts refused in a group commit fails its own put only', async () => {
+    const results = await Promise.allSettled([
+      cp.put(checkpoint('grouped', 0, { ts: '2024-01-01T00:00:00.000Z' })),
+      cp.put(checkpoint('grouped-ancient', 0, { ts: '-010000-01-01T00:00:00.000Z' })),
+      cp.put(checkpoint('grouped', 1, { ts: '2024-01-02T00:00:00.000Z' })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(InvalidArgumentError);
+    expect((await cp.list('grouped')).map((c) => c.ts)).toEqual([
+      '2024-01-02T00:00:00.000Z',
+      '2024-01-01T00:00:00.000Z',
+    ]);
+  });
+
+  it('prune olderThan before 4713 BC removes nothing, as nothing stored is older', async () => {
+    await cp.put(checkpoint('earliest', 0, { ts: '-004713-11-24T00:00:00.000Z' }));
+    await cp.put(checkpoint('earliest', 1));
+    expect(await cp.prune('earliest', { olderThan: '-010000-01-01T00:00:00.000Z' })).toBe(0);
+    expect(await cp.prune('earliest', { olderThan: '-004713-11-24T00:00:00.001Z' })).toBe(1);
   });
 
   it('prune olderThan compares instants, also across the signed years', async () => {

@@ -1,4 +1,4 @@
-import type { Checkpointer } from '@flow/core';
+import { Checkpoint, type Checkpointer } from '@flow/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../src/store/store-url.js';
 import { fixtureCheckpoints, populate } from './support/fixture.js';
@@ -118,5 +118,22 @@ describe('flow copy keeps the target safe', () => {
     expect((await usingStore(to, (cp) => cp.listThreads())).map((t) => t.thread)).toEqual(['order-42']);
     const missing = await runBin(['copy', '--from', from.url, '--to', to.url, '--thread', 'nope']);
     expect(missing).toEqual({ code: 1, stdout: '', stderr: 'error: thread "nope" not found\n' });
+  });
+
+  it('a ts before 4713 BC, which Postgres cannot store, stops a copy into Postgres with one line naming it (exit 1)', async () => {
+    const from = await fresh('sqlite');
+    const to = await fresh('postgres');
+    await usingStore(from, (cp) =>
+      cp.put(new Checkpoint({ thread: 'ancient', step: 0, state: {}, ts: '-010000-01-01T00:00:00.000Z' })),
+    );
+    const result = await runBin(['copy', '--from', from.url, '--to', to.url]);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: [flow:postgres] ts -010000-01-01T00:00:00.000Z of thread "ancient" step 0 is before 4713 BC: ' +
+        'Postgres stores timestamps from 4713 BC (-004713-11-24T00:00:00.000Z) on, so this backend cannot store it\n',
+    });
+    expect(await usingStore(to, (cp) => cp.listThreads())).toEqual([]);
   });
 });
