@@ -321,6 +321,53 @@ describe('linear state encoding', () => {
     expect(run(400) / run(200)).toBeLessThanOrEqual(2.5);
   }, 60_000);
 
+  it('reads a long string exactly across every kind of change, with either serializer', () => {
+    const base = Array.from(
+      { length: 40 },
+      (_, i) => `line ${i}: ${'lorem ipsum dolor sit amet '.repeat(3)}\n`,
+    ).join('');
+    const emoji = `${'a'.repeat(1023)}😀${'b'.repeat(1022)}😀😀${'c'.repeat(3000)}`; // pairs across piece edges
+    const states: unknown[] = [
+      { log: base },
+      { log: `${base}one more line\n` }, // appended
+      { log: `${base}one more line\n${'x'.repeat(2500)}` }, // appended past a piece
+      { log: `${base.slice(0, 1500)}EDITED${base.slice(1506)}` }, // edited in the middle, same length
+      { log: `${base.slice(0, 700)}${base.slice(900)}` }, // cut in the middle: every later piece shifts
+      { log: base.slice(0, 2100) }, // shrinking
+      { log: base.slice(0, 2047) }, // below LONG_TEXT: a leaf again
+      { log: emoji },
+      { log: `${emoji}😀` },
+      { log: `${emoji}\u0000 and on` }, // U+0000: the serializer's tag, stored as a leaf
+      { log: base.split('\n') }, // a string becomes a list
+      { log: base, notes: { draft: base.repeat(2) } }, // and back, with a second one nested
+      [base, `${base}!`], // strings as list items stay leaves of their list
+      `${base}${base}`, // a long string at the root
+    ];
+    for (const serializer of [
+      jsonSerializer,
+      encryptedSerializer({ keys: { k: randomBytes(32) }, current: 'k' }),
+    ])
+      expectExact(states, serializer);
+  });
+
+  it('grows linearly when a string gains text at every step (a transcript, a scratchpad)', () => {
+    const run = (steps: number) => {
+      const t = thread();
+      let log = '';
+      for (let s = 0; s <= steps; s++) {
+        const record = t.put(s, { log });
+        if (s % 50 === 0) expect(t.read(record)).toEqual({ log });
+        log += `${msg(s).content}\n`;
+      }
+      return { bytes: t.written.reduce((a, b) => a + b, 0), final: JSON.stringify({ log }).length };
+    };
+    const two = run(200);
+    const four = run(400);
+    // The whole string at every step would be quadratic: 4× for twice the steps, about 100× the final text.
+    expect(four.bytes / two.bytes).toBeLessThanOrEqual(2.5);
+    expect(two.bytes / two.final).toBeLessThanOrEqual(7);
+  }, 60_000);
+
   it('grows linearly: a W6-like run stores ≤ 5× its final JSON, and 400 steps ≤ 2.5× the bytes of 200', () => {
     const run = (steps: number) => {
       const t = thread();

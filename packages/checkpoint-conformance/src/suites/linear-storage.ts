@@ -47,6 +47,12 @@ export function linearStates(): unknown[] {
   s({ messages: Object.fromEntries(base.map((m, i) => [`k${i}`, m])) }); // list becomes an object
   s({ messages: Object.fromEntries([...base, message(30)].map((m, i) => [`k${i}`, m])) }); // key added
   s({ messages: 'z'.repeat(6000) }); // object becomes a long string
+  const log = base.map((m) => JSON.stringify(m)).join('\n');
+  s({ messages: base, log }); // a long string beside a list
+  s({ messages: base, log: `${log}\nappended` }); // the string grows
+  s({ messages: base, log: `${log.slice(0, 900)}EDITED${log.slice(906)}\nappended` }); // edited in the middle
+  s({ messages: base, log: `${'a'.repeat(511)}😀${log}😀😀` }); // emoji across the pieces' edges
+  s({ messages: base, log: log.slice(0, 3000) }); // shrinking
   s({ messages: base, deep: { a: { b: { list: messages(15, 100) } } } }); // nested large part
   s({ messages: base, deep: { a: { b: { list: messages(16, 100) } } } }); // nested append
   s({ messages: base, odd: Array.from({ length: 12 }, (_, i) => odd(i)) }); // Map/Set/Date/bytes/BigInt

@@ -115,6 +115,12 @@ export function decodeLinear(
         if (out.size !== node[2]) corrupt(`the chunks of ${node[1]} repeat a Set item`);
         return out;
       }
+      case 't': {
+        const pieces = items(node[1], node[2]);
+        if (!pieces.every((piece) => typeof piece === 'string'))
+          corrupt(`the chunks of ${node[1]} are not pieces of a string`);
+        return pieces.join('');
+      }
       default:
         return corrupt('the linear state is malformed');
     }

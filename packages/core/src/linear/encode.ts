@@ -6,6 +6,7 @@ import {
   INLINE_PART,
   idSource,
   isPlainObject,
+  LONG_TEXT,
   levelBytes,
   levelOf,
   MAX_DEPTH,
@@ -15,10 +16,14 @@ import {
   type Node,
   plainKeys,
   SMALL_STATE,
+  textPieces,
 } from './format.js';
 
-/** Nodes whose items are stored in runs of chunks: a list, an object's entries, a Map's entries, a Set's items. */
-type ItemsKind = 'a' | 'e' | 'm' | 's';
+/**
+ * Nodes whose items are stored in runs of chunks: a list, an object's entries, a Map's entries, a Set's items,
+ * a long string's pieces.
+ */
+type ItemsKind = 'a' | 'e' | 'm' | 's' | 't';
 
 /** A stored chunk as the thread's last put wrote or reused it: items [start, start + count) of a list. */
 export interface Segment {
@@ -97,6 +102,9 @@ class Walk {
   /** The node for `value` (JSON form `json`) at `path`, and about how many characters of JSON it holds. */
   part(value: unknown, json: unknown, path: string, depth: number): [Node, number] {
     if (depth < MAX_DEPTH) {
+      // A string the serializer writes as it is (no U+0000, no lone surrogate: else its JSON form is a tag).
+      if (typeof value === 'string' && value.length >= LONG_TEXT && typeof json === 'string')
+        return this.text(value, path);
       if (Array.isArray(value)) return this.list(value, json as unknown[], path);
       // A Map or Set that gains an entry per step (tool results by id, say) shares its older entries too. Its
       // JSON form is the serializer's tagged object, whose `v` holds the entries (or items) in order.
@@ -159,6 +167,12 @@ class Walk {
     return this.items(value, json, texts, path, 'a', (start, count) =>
       (this.#json ? json : value).slice(start, start + count),
     );
+  }
+
+  private text(value: string, path: string): [Node, number] {
+    const pieces = textPieces(value);
+    const texts = pieces.map((piece) => JSON.stringify(piece));
+    return this.items(value, value, texts, path, 't', (start, count) => pieces.slice(start, start + count));
   }
 
   private collection(

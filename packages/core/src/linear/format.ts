@@ -10,7 +10,8 @@ import { randomFillSync } from 'node:crypto';
  * - `['a', key, n]`: an array of `n` items, held by the chunks of `key`;
  * - `['e', key, n]`: a plain object of `n` keys, its `[name, value]` entries held by the chunks of `key`;
  * - `['m', key, n]`: a `Map` of `n` entries, its `[key, value]` pairs (in insertion order) held by the chunks of `key`;
- * - `['s', key, n]`: a `Set` of `n` items, held by the chunks of `key`.
+ * - `['s', key, n]`: a `Set` of `n` items, held by the chunks of `key`;
+ * - `['t', key, n]`: a long string, the concatenation of `n` pieces (strings) held by the chunks of `key`.
  *
  * A chunk's data is the serializer's text of `[key, start, payload]`: `start` -1 and the value for `'c'`,
  * else the index of its first item and an array of items. `key` names the node's path in the state, so a
@@ -44,6 +45,26 @@ export function levelOf(size: number): number {
   while (size >= levelBytes(level + 1)) level++;
   return level;
 }
+/**
+ * A string this long is stored as pieces of `TEXT_PIECE` characters, items of a list: a text that grows by
+ * appending (a transcript, a scratchpad) shares its earlier pieces as a list shares its earlier items.
+ */
+export const LONG_TEXT = 2048;
+export const TEXT_PIECE = 512;
+
+/** `text` cut every `TEXT_PIECE` characters from its start, never between the two halves of a surrogate pair. */
+export function textPieces(text: string): string[] {
+  const pieces: string[] = [];
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(from + TEXT_PIECE, text.length);
+    const last = text.charCodeAt(to - 1);
+    if (to < text.length && last >= 0xd800 && last <= 0xdbff) to--;
+    pieces.push(text.slice(from, to));
+    from = to;
+  }
+  return pieces;
+}
+
 /** Beyond this depth a value is a leaf (one chunk or inline), so the walk stays shallow. */
 export const MAX_DEPTH = 8;
 /** An object with more keys than this is chunked by entries, like a list, rather than one node per key. */
@@ -54,7 +75,7 @@ export type Node =
   | readonly ['c', string]
   | readonly ['o', readonly (readonly [string, Node])[]]
   | readonly ['a', string, number]
-  | readonly ['e' | 'm' | 's', string, number];
+  | readonly ['e' | 'm' | 's' | 't', string, number];
 
 /** The key of the child `name` of the node at `path` (the root's path is `''`). */
 export function childPath(path: string, name: string): string {
