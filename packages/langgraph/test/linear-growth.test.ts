@@ -68,11 +68,14 @@ describe.each<Kind>(['plain strings', 'LangChain messages'])('a LangGraph conver
       for await (const tuple of saver.list({ configurable: { thread_id: 'exact' } })) {
         const msgs = (tuple.checkpoint.channel_values.msgs ?? []) as unknown[];
         seen.push(msgs.length);
-        msgs.forEach((m, i) => {
-          if (kind === 'plain strings') return expect(m).toBe(text(i));
-          expect(m).toBeInstanceOf(HumanMessage);
-          expect((m as HumanMessage).content).toBe(text(i));
-        });
+        for (const [i, m] of msgs.entries()) {
+          if (kind === 'plain strings') {
+            expect(m).toBe(text(i));
+          } else {
+            expect(m).toBeInstanceOf(HumanMessage);
+            expect((m as HumanMessage).content).toBe(text(i));
+          }
+        }
       }
       // Newest first, each a step longer than the one before it; the input checkpoint has no list yet.
       expect(seen.slice(0, 30)).toEqual(Array.from({ length: 30 }, (_, i) => 30 - i));
