@@ -21,10 +21,7 @@ it('a damaged step stops only its own thread: the other threads are copied, and 
       }
     }
   });
-  // Overwrite step 0 of the first thread with text that is not a step file.
-  const threads = join(from.url.slice('file:'.length), 'threads');
-  const dir = (await readdir(threads)).find((name) => name.startsWith('a-damaged-'))!;
-  await writeFile(join(threads, dir, '0000000000.json'), '{"broken');
+  await damageStep(from, 'a-damaged', 0);
 
   const run = await runBin(['copy', '--from', from.url, '--to', to.url]);
   expect(run.code).toBe(1);
@@ -47,6 +44,15 @@ it('a damaged step stops only its own thread: the other threads are copied, and 
   });
 });
 
+/** Steps 0-4 of thread `order-42` in `store`, each with a frontier. */
+async function seedOrder42(store: StoreFixture): Promise<void> {
+  await usingStore(store, async (cp) => {
+    for (let step = 0; step < 5; step++) {
+      await cp.put(new Checkpoint({ thread: 'order-42', step, state: { step }, next: ['n'] }));
+    }
+  });
+}
+
 /** Overwrites one step file of `thread` in a file store with text that is not a step file. */
 async function damageStep(store: StoreFixture, thread: string, step: number): Promise<void> {
   const threads = join(store.url.slice('file:'.length), 'threads');
@@ -58,12 +64,8 @@ it('a damaged latest step: the warning says the thread was not copied at all, an
   const from = await createStore('file');
   const to = await createStore('sqlite');
   fixtures.push(from, to);
-  await usingStore(from, async (cp) => {
-    for (let step = 0; step < 5; step++) {
-      await cp.put(new Checkpoint({ thread: 'order-42', step, state: { step }, next: ['n'] }));
-    }
-    await cp.put(new Checkpoint({ thread: 'whole', step: 0, state: {} }));
-  });
+  await seedOrder42(from);
+  await usingStore(from, (cp) => cp.put(new Checkpoint({ thread: 'whole', step: 0, state: {} })));
   await damageStep(from, 'order-42', 4);
 
   const run = await runBin(['copy', '--from', from.url, '--to', to.url]);
@@ -87,11 +89,7 @@ it('a damaged step in the middle: the warning counts the steps copied and names 
   const from = await createStore('file');
   const to = await createStore('sqlite');
   fixtures.push(from, to);
-  await usingStore(from, async (cp) => {
-    for (let step = 0; step < 5; step++) {
-      await cp.put(new Checkpoint({ thread: 'order-42', step, state: { step }, next: ['n'] }));
-    }
-  });
+  await seedOrder42(from);
   // Step 4 is in the target already, the same checkpoint (its ts too): it is skipped, not copied.
   const latest = await usingStore(from, async (cp) => (await cp.get('order-42'))!);
   await usingStore(to, async (cp) => {

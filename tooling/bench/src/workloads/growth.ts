@@ -85,6 +85,12 @@ export async function growth(
       await flow.close();
     }
   };
+  /** A run's bytes with the ratios of a run of twice the steps to it: the whole store's, and the run's own. */
+  const withTwice = <M extends { bytes: number; empty: number }>(once: M, twice: M) => ({
+    ...once,
+    doubled: twice.bytes / once.bytes,
+    runDoubled: (twice.bytes - twice.empty) / (once.bytes - once.empty),
+  });
   const plans: { backend: string; suite?: BackendSuite; flowStore: StoreOpener<unknown> }[] = suites
     .filter((s) => s.id !== 'memory')
     .map((suite) => ({ backend: suite.id, suite, flowStore: suite.flowStore }));
@@ -110,13 +116,9 @@ export async function growth(
           measured.push({ side: 'raw', label: raw.label, bytes: await o!.subject.storedBytes!(), empty });
         });
       }
-      const flow = await flowBytes(flowStore, steps, true);
-      const twice = await flowBytes(flowStore, steps * 2);
       measured.push({
         side: 'flow',
-        ...flow,
-        doubled: twice.bytes / flow.bytes,
-        runDoubled: (twice.bytes - twice.empty) / (flow.bytes - flow.empty),
+        ...withTwice(await flowBytes(flowStore, steps, true), await flowBytes(flowStore, steps * 2)),
       });
       if (suite?.langgraphStore) {
         const lg = await suite.langgraphStore();
@@ -134,13 +136,9 @@ export async function growth(
           await lg.close();
         }
       }
-      const saver = await flowSaverBytes(flowStore, steps);
-      const saverTwice = await flowSaverBytes(flowStore, steps * 2);
       measured.push({
         side: 'langgraph',
-        ...saver,
-        doubled: saverTwice.bytes / saver.bytes,
-        runDoubled: (saverTwice.bytes - saverTwice.empty) / (saver.bytes - saver.empty),
+        ...withTwice(await flowSaverBytes(flowStore, steps), await flowSaverBytes(flowStore, steps * 2)),
       });
       for (const m of measured) {
         w6.rows.push({
