@@ -19,16 +19,14 @@ export type StoredValue =
  */
 export const LIST_FORM_CHARS = 1024;
 
-/** `text`, a JSON list, as its items' texts; undefined unless they rebuild exactly that text. */
-function listForm(text: string, items?: readonly unknown[]): string[] | undefined {
+/** `text`, a serde's JSON list, as its items' texts; undefined unless they rebuild exactly that text. */
+function listForm(text: string): string[] | undefined {
   if (text.length < LIST_FORM_CHARS || text.charCodeAt(0) !== 0x5b /* [ */) return undefined;
-  let parsed: unknown = items;
-  if (parsed === undefined) {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return undefined; // not JSON: a serde's own text
-    }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined; // not JSON: a serde's own text
   }
   if (!Array.isArray(parsed)) return undefined;
   const texts = parsed.map((item) => JSON.stringify(item));
@@ -74,9 +72,11 @@ export async function storeValue(serde: SerializerProtocol, value: unknown): Pro
  */
 export function storePlain(serde: SerializerProtocol, value: unknown): StoredValue | undefined {
   if (Object.getPrototypeOf(serde) !== JsonPlusSerializer.prototype || !isPlainJson(value)) return undefined;
-  const s = JSON.stringify(value);
-  const l = Array.isArray(value) ? listForm(s, value) : undefined;
-  return l === undefined ? { t: 'json', s } : { t: 'json', l };
+  if (!Array.isArray(value)) return { t: 'json', s: JSON.stringify(value) };
+  // A plain list's text is its items' texts joined, as JSON.stringify writes it: each item stringified once.
+  const l = value.map((item) => JSON.stringify(item));
+  const length = l.reduce((sum, item) => sum + item.length + 1, 1);
+  return length < LIST_FORM_CHARS ? { t: 'json', s: `[${l.join(',')}]` } : { t: 'json', l };
 }
 
 /** Rebuilds a stored value with `serde`. */

@@ -18,6 +18,13 @@ function flowRow(sections: readonly Section[], id: string, backend: string): Row
   return sections.find((s) => s.id === id)?.rows.find((r) => r.backend === backend && r.side === 'flow');
 }
 
+/** A W6 row's bytes over the final state and over half the steps, for a reported target. */
+function bytesAndDoubling(perFinal: number | undefined, doubled: number | undefined): string {
+  return perFinal === undefined || doubled === undefined
+    ? 'not run'
+    : `${perFinal.toFixed(3)}× final state, ${doubled.toFixed(3)}× for 2× the steps`;
+}
+
 function ratioTarget(
   sections: readonly Section[],
   target: string,
@@ -87,14 +94,10 @@ function storageTargets(sections: readonly Section[]): TargetResult[] {
     ),
     ...STORES.map((backend): TargetResult => {
       const row = flowRow(sections, 'w6', backend);
-      const { perFinal, doubled } = row?.values ?? {};
       return {
         target: 'W6 bytes of the whole store, empty schema included (reported)',
         backend,
-        measured:
-          perFinal === undefined || doubled === undefined
-            ? 'not run'
-            : `${perFinal.toFixed(3)}× final state, ${doubled.toFixed(3)}× for 2× the steps`,
+        measured: bytesAndDoubling(row?.values.perFinal, row?.values.doubled),
         met: undefined,
       };
     }),
@@ -103,14 +106,10 @@ function storageTargets(sections: readonly Section[]): TargetResult[] {
       const row = sections
         .find((s) => s.id === 'w6')
         ?.rows.find((r) => r.backend === backend && r.label.startsWith('FlowSaver('));
-      const { runPerFinal, runDoubled } = row?.values ?? {};
       return {
         target: 'W6 on LangGraph.js with FlowSaver: bytes of the run (reported)',
         backend,
-        measured:
-          runPerFinal === undefined || runDoubled === undefined
-            ? 'not run'
-            : `${runPerFinal.toFixed(3)}× final state, ${runDoubled.toFixed(3)}× for 2× the steps`,
+        measured: bytesAndDoubling(row?.values.runPerFinal, row?.values.runDoubled),
         met: undefined,
       };
     }),
